@@ -1,0 +1,256 @@
+//! Checking answers against a request, and filling in defaults.
+//!
+//! Every path that produces an outcome goes through here: the operator's form, the CLI's
+//! `answer`, notification buttons, and the policies. So a value in an outcome is always one
+//! the request allows, and `custom`/`defaulted` always say where a value came from.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::limits::MAX_ANSWER_CHARS;
+use crate::model::{Question, QuestionKind, Request};
+use crate::problem::{pointer_token, Problem};
+
+/// Checked answers, ready for an outcome.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerSet {
+    pub answers: BTreeMap<String, Value>,
+    /// Question ids whose value is operator fill-in text rather than a choice.
+    pub custom: Vec<String>,
+    /// Question ids whose value was taken from the question's default.
+    pub defaulted: Vec<String>,
+}
+
+/// What defaults alone can answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filled {
+    pub set: AnswerSet,
+    /// Required questions without a default: only a person can answer them.
+    pub missing_required: Vec<String>,
+}
+
+/// Checks one value against one question. Returns the value to record (a choice given by its
+/// label becomes its id) and whether it is fill-in text. The error is a plain sentence.
+pub fn check_value(question: &Question, value: &Value) -> Result<(Value, bool), String> {
+    match question.kind {
+        QuestionKind::Confirm => match value {
+            Value::Bool(_) => Ok((value.clone(), false)),
+            _ => Err(format!("expected true or false, got {}", describe(value))),
+        },
+        QuestionKind::Choice => match value {
+            Value::String(text) => {
+                let (id, custom) = check_choice(question, text)?;
+                Ok((Value::String(id), custom))
+            }
+            _ => Err(format!(
+                "expected one of the options as a string, got {}",
+                describe(value)
+            )),
+        },
+        QuestionKind::MultiChoice => {
+            let Value::Array(items) = value else {
+                return Err(format!(
+                    "expected an array of options, got {}",
+                    describe(value)
+                ));
+            };
+            let mut picked: Vec<Value> = Vec::with_capacity(items.len());
+            let mut any_custom = false;
+            for item in items {
+                let Value::String(text) = item else {
+                    return Err(format!(
+                        "expected every entry to be an option string, got {}",
+                        describe(item)
+                    ));
+                };
+                let (id, custom) = check_choice(question, text)?;
+                if picked.iter().any(|p| p.as_str() == Some(id.as_str())) {
+                    return Err(format!("\"{id}\" is picked more than once"));
+                }
+                any_custom |= custom;
+                picked.push(Value::String(id));
+            }
+            Ok((Value::Array(picked), any_custom))
+        }
+        QuestionKind::Text => match value {
+            Value::String(text) => {
+                check_length(text)?;
+                if let Some(pattern) = &question.pattern {
+                    let regex = regex::Regex::new(pattern)
+                        .map_err(|_| "the question's pattern does not compile".to_owned())?;
+                    if !regex.is_match(text) {
+                        return Err(format!("\"{text}\" does not match the pattern {pattern}"));
+                    }
+                }
+                Ok((value.clone(), false))
+            }
+            _ => Err(format!("expected a string, got {}", describe(value))),
+        },
+    }
+}
+
+fn check_choice(question: &Question, text: &str) -> Result<(String, bool), String> {
+    if question.choice(text).is_some() {
+        return Ok((text.to_owned(), false));
+    }
+    // Operators think in labels ("PostgreSQL"); outcomes carry ids ("pg").
+    let mut by_label = question.choices.iter().filter(|c| c.label == text);
+    if let (Some(choice), None) = (by_label.next(), by_label.next()) {
+        return Ok((choice.id.clone(), false));
+    }
+    if question.allow_custom {
+        if text.trim().is_empty() {
+            return Err("fill-in text is empty".to_owned());
+        }
+        check_length(text)?;
+        return Ok((text.to_owned(), true));
+    }
+    let options: Vec<String> = question
+        .choices
+        .iter()
+        .map(|c| format!("\"{}\"", c.id))
+        .collect();
+    Err(format!(
+        "\"{text}\" is not one of the options: {}",
+        options.join(", ")
+    ))
+}
+
+fn check_length(text: &str) -> Result<(), String> {
+    let chars = text.chars().count();
+    if chars > MAX_ANSWER_CHARS {
+        return Err(format!(
+            "the text is {chars} characters, over the limit of {MAX_ANSWER_CHARS}"
+        ));
+    }
+    Ok(())
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether a given value counts as "no answer" for this question.
+fn is_blank(question: &Question, value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(text) => question.kind == QuestionKind::Text && text.is_empty(),
+        Value::Array(items) => question.kind == QuestionKind::MultiChoice && items.is_empty(),
+        _ => false,
+    }
+}
+
+/// Checks an operator's answers (an object keyed by question id) against the request.
+///
+/// Skipped non-required questions take their default when they have one; required questions
+/// must be answered. Every problem is reported, with a pointer into the answers object.
+pub fn check_answers(
+    request: &Request,
+    given: &Map<String, Value>,
+) -> Result<AnswerSet, Vec<Problem>> {
+    let mut problems = Vec::new();
+    for key in given.keys() {
+        if request.question(key).is_none() {
+            problems.push(Problem::new(
+                format!("/{}", pointer_token(key)),
+                format!("there is no question \"{key}\" in this request"),
+            ));
+        }
+    }
+    let mut set = AnswerSet::default();
+    for question in &request.questions {
+        let at = format!("/{}", pointer_token(&question.id));
+        match given.get(&question.id) {
+            Some(value) if !is_blank(question, value) => match check_value(question, value) {
+                Ok((value, custom)) => {
+                    if custom {
+                        set.custom.push(question.id.clone());
+                    }
+                    set.answers.insert(question.id.clone(), value);
+                }
+                Err(message) => problems.push(Problem::new(at, message)),
+            },
+            _ if question.required => problems.push(Problem::new(
+                at,
+                format!("question \"{}\" is required and has no answer", question.id),
+            )),
+            _ => {
+                if let Some(default) = &question.default {
+                    set.answers.insert(question.id.clone(), default.clone());
+                    set.defaulted.push(question.id.clone());
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(set)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Answers every question that has a default with it; lists required questions without one.
+pub fn fill_defaults(request: &Request) -> Filled {
+    let mut filled = Filled::default();
+    for question in &request.questions {
+        match &question.default {
+            Some(default) => {
+                filled
+                    .set
+                    .answers
+                    .insert(question.id.clone(), default.clone());
+                filled.set.defaulted.push(question.id.clone());
+            }
+            None if question.required => filled.missing_required.push(question.id.clone()),
+            None => {}
+        }
+    }
+    filled
+}
+
+/// Turns command-line text (`--set QID=VALUE`, repeated for multi-choice) into the JSON value
+/// the question takes. The value is checked later, with everything else.
+pub fn coerce_cli_values(question: &Question, raw: &[String]) -> Result<Value, String> {
+    let single = || match raw {
+        [one] => Ok(one.clone()),
+        _ => Err(format!(
+            "question \"{}\" takes one value, got {}",
+            question.id,
+            raw.len()
+        )),
+    };
+    Ok(match question.kind {
+        QuestionKind::Confirm => {
+            let text = single()?;
+            match text.to_ascii_lowercase().as_str() {
+                "y" | "yes" | "true" | "1" => Value::Bool(true),
+                "n" | "no" | "false" | "0" => Value::Bool(false),
+                _ => {
+                    return Err(format!(
+                        "question \"{}\" is yes/no: give yes or no, not \"{text}\"",
+                        question.id
+                    ))
+                }
+            }
+        }
+        QuestionKind::Choice | QuestionKind::Text => Value::String(single()?),
+        QuestionKind::MultiChoice => {
+            // `--set tags=` means "none of them".
+            Value::Array(
+                raw.iter()
+                    .filter(|s| !s.is_empty())
+                    .cloned()
+                    .map(Value::String)
+                    .collect(),
+            )
+        }
+    })
+}

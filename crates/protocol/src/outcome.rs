@@ -1,0 +1,165 @@
+//! The outcome file: exactly one per request, the asker's answer.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::answers::AnswerSet;
+use crate::problem::Problem;
+
+/// The protocol version written into every outcome.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// How a request was settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeStatus {
+    /// The operator answered.
+    Answered,
+    /// Defaults answered, by policy (autonomous mode, expiry) or for skipped questions only.
+    Defaulted,
+    /// The operator refused, with a reason.
+    Declined,
+    /// Time ran out and defaults could not answer every required question.
+    Expired,
+    /// The request file was invalid; `errors` says why.
+    Rejected,
+}
+
+impl OutcomeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeStatus::Answered => "answered",
+            OutcomeStatus::Defaulted => "defaulted",
+            OutcomeStatus::Declined => "declined",
+            OutcomeStatus::Expired => "expired",
+            OutcomeStatus::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<OutcomeStatus> {
+        [
+            Self::Answered,
+            Self::Defaulted,
+            Self::Declined,
+            Self::Expired,
+            Self::Rejected,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for OutcomeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An outcome file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "Answer Inbox outcome")]
+pub struct Outcome {
+    /// Protocol version, 1.
+    pub inbox: u32,
+    /// The request's id.
+    pub id: String,
+    pub status: OutcomeStatus,
+    /// Question id to value: bool for confirm/yes_no, string for choice/single_choice and
+    /// text/free_text, array of strings for multiChoice/multi_choice.
+    #[serde(default)]
+    pub answers: BTreeMap<String, Value>,
+    /// Question ids whose value is the operator's fill-in text, not one of the options.
+    #[serde(default)]
+    pub custom: Vec<String>,
+    /// Question ids whose value came from the question's default.
+    #[serde(default)]
+    pub defaulted: Vec<String>,
+    /// Operator notes per question id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<BTreeMap<String, String>>,
+    /// Why the request was declined or expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why the request was rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<Problem>>,
+    /// `operator:<name>` or `policy:<name>`.
+    pub answered_by: String,
+    /// When the outcome was decided (RFC 3339).
+    pub answered_at: DateTime<Utc>,
+    /// SHA-256 of the request file the outcome answers, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_sha256: Option<String>,
+    /// Which inbox wrote it: `<host>/<instance id>`.
+    pub instance: String,
+}
+
+impl Outcome {
+    /// A bare outcome; add answers, a reason or errors with the `with_*` methods.
+    pub fn new(
+        id: impl Into<String>,
+        status: OutcomeStatus,
+        answered_by: impl Into<String>,
+        instance: impl Into<String>,
+        answered_at: DateTime<Utc>,
+    ) -> Outcome {
+        Outcome {
+            inbox: PROTOCOL_VERSION,
+            id: id.into(),
+            status,
+            answers: BTreeMap::new(),
+            custom: Vec::new(),
+            defaulted: Vec::new(),
+            notes: None,
+            reason: None,
+            errors: None,
+            answered_by: answered_by.into(),
+            answered_at,
+            request_sha256: None,
+            instance: instance.into(),
+        }
+    }
+
+    pub fn with_answers(mut self, set: AnswerSet) -> Outcome {
+        self.answers = set.answers;
+        self.custom = set.custom;
+        self.defaulted = set.defaulted;
+        self
+    }
+
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Outcome {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    pub fn with_errors(mut self, errors: Vec<Problem>) -> Outcome {
+        self.errors = Some(errors);
+        self
+    }
+
+    pub fn with_request_sha256(mut self, sha256: Option<String>) -> Outcome {
+        self.request_sha256 = sha256;
+        self
+    }
+
+    /// The file's bytes: pretty JSON with a final newline, readable by people and `jq`.
+    pub fn to_file_bytes(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).expect("an outcome is plain JSON");
+        bytes.push(b'\n');
+        bytes
+    }
+
+    /// Reads an outcome file written by any inbox.
+    pub fn from_file_bytes(bytes: &[u8]) -> Result<Outcome, String> {
+        let outcome: Outcome =
+            serde_json::from_slice(bytes).map_err(|e| format!("not a valid outcome: {e}"))?;
+        if outcome.inbox != PROTOCOL_VERSION {
+            return Err(format!("unsupported outcome version {}", outcome.inbox));
+        }
+        Ok(outcome)
+    }
+}

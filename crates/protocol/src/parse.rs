@@ -1,0 +1,408 @@
+//! Bytes in, a normalised [`Request`] or every problem out.
+//!
+//! Three passes, each reporting all it finds: the raw bytes (size, UTF-8, nesting depth,
+//! JSON syntax), the structure (the generated JSON Schema of the request's shape), and the
+//! meaning (choices present, defaults valid, patterns compile, ids unique and matching the
+//! file name). Meaning is checked per question even when another question is structurally
+//! broken, so an asker fixes everything in one go.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::answers::check_value;
+use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATTERN_CHARS};
+use crate::model::{Choice, Expiry, Question, QuestionKind, Request};
+use crate::problem::Problem;
+use crate::schema::shape_validators;
+use crate::wire::{Envelope, Source, WireQuestion};
+
+/// Parses and validates one request file.
+///
+/// `file_id` is the id named by the file (`<id>.json`); when given, an `id` in the body must
+/// equal it.
+pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec<Problem>> {
+    let value = parse_json(bytes)?;
+    let (envelope, questions_at) = match &value {
+        Value::Array(_) => (None, ""),
+        Value::Object(map) if map.contains_key("interactiveQuestions") => {
+            (None, "/interactiveQuestions")
+        }
+        Value::Object(_) => (Some(()), "/questions"),
+        _ => {
+            return Err(vec![Problem::new(
+                "",
+                "a request must be a JSON object (the envelope, or {\"interactiveQuestions\": \
+                 [...]}) or an array of questions",
+            )])
+        }
+    };
+
+    let validators = shape_validators();
+    let validator = match (&value, envelope) {
+        (Value::Array(_), _) => &validators.questions,
+        (_, Some(())) => &validators.envelope,
+        _ => &validators.interactive,
+    };
+    let mut problems: Vec<Problem> = validator.iter_errors(&value).map(schema_problem).collect();
+
+    let raw_questions = questions_value(&value, questions_at);
+    let mut questions = Vec::new();
+    check_question_ids(raw_questions, questions_at, &mut problems);
+    for (index, raw) in raw_questions.iter().enumerate() {
+        let at = format!("{questions_at}/{index}");
+        // Structure problems of this question were reported by the schema pass.
+        if let Ok(wire) = serde_json::from_value::<WireQuestion>(raw.clone()) {
+            if let Some(question) = normalise_question(wire, index, &at, &mut problems) {
+                questions.push(question);
+            }
+        }
+    }
+
+    let mut request = Request {
+        id: file_id.map(str::to_owned),
+        title: None,
+        source: Source::default(),
+        questions,
+        confirm_title: None,
+        confirm_description: None,
+        mode: Default::default(),
+        expiry: None,
+        priority: Default::default(),
+        sha256: sha256_hex(bytes),
+    };
+    if envelope.is_some() {
+        check_envelope_fields(&value, file_id, &mut problems);
+        if problems.is_empty() {
+            match serde_json::from_value::<Envelope>(value) {
+                Ok(envelope) => apply_envelope(&mut request, envelope),
+                // The schema pass accepts what serde accepts; this is a safety net.
+                Err(error) => problems.push(Problem::new("", error.to_string())),
+            }
+        }
+    }
+
+    if problems.is_empty() {
+        Ok(request)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Hex SHA-256 of a file's bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn parse_json(bytes: &[u8]) -> Result<Value, Vec<Problem>> {
+    let fail = |message: String| Err(vec![Problem::new("", message)]);
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return fail(format!(
+            "the file is {} bytes, over the limit of {MAX_FILE_BYTES} bytes (1 MiB)",
+            bytes.len()
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            return fail(format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                error.valid_up_to()
+            ))
+        }
+    };
+    if text.trim().is_empty() {
+        return fail("the file is empty".to_owned());
+    }
+    if nesting_depth(text) > MAX_DEPTH {
+        return fail(format!("the JSON nests deeper than {MAX_DEPTH} levels"));
+    }
+    serde_json::from_str(text).or_else(|error| fail(format!("the file is not valid JSON: {error}")))
+}
+
+/// The deepest nesting of arrays and objects, counted without parsing, so a hostile file
+/// cannot exhaust the parser's stack or memory before it is refused.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// A schema error as a problem. Long offending values are not echoed back: a 1 MiB string
+/// helps nobody in an error list.
+fn schema_problem(error: jsonschema::ValidationError<'_>) -> Problem {
+    let pointer = error.instance_path().to_string();
+    let shown = error.instance().to_string();
+    let message = match error.kind() {
+        // The library shortens long lists of allowed values; an asker needs all of them.
+        jsonschema::error::ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options
+                .as_array()
+                .map(|values| values.iter().map(Value::to_string).collect())
+                .unwrap_or_default();
+            format!("{} is not one of {}", short(&shown), allowed.join(", "))
+        }
+        _ if shown.len() <= 80 => error.to_string(),
+        _ => error.masked().to_string(),
+    };
+    Problem::new(pointer, message)
+}
+
+fn short(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+fn questions_value<'a>(value: &'a Value, at: &str) -> &'a [Value] {
+    value
+        .pointer(at)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// Every question id, given or by position, must be unique: it is the key of its answer.
+fn check_question_ids(raw: &[Value], questions_at: &str, problems: &mut Vec<Problem>) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, question) in raw.iter().enumerate() {
+        let (id, given) = match question.get("id").and_then(Value::as_str) {
+            Some(id) => (id.to_owned(), true),
+            None => (positional_id(index), false),
+        };
+        if let Some(first) = seen.get(&id) {
+            let at = if given {
+                format!("{questions_at}/{index}/id")
+            } else {
+                format!("{questions_at}/{index}")
+            };
+            problems.push(Problem::new(
+                at,
+                format!(
+                    "question id \"{id}\" is already used by question {}",
+                    first + 1
+                ),
+            ));
+        } else {
+            seen.insert(id, index);
+        }
+    }
+}
+
+fn positional_id(index: usize) -> String {
+    format!("q{}", index + 1)
+}
+
+fn normalise_question(
+    wire: WireQuestion,
+    index: usize,
+    at: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Question> {
+    let (kind, dialect) = QuestionKind::of(wire.kind);
+    let before = problems.len();
+    let type_name = wire.kind.as_str();
+
+    let choices = if kind.has_choices() {
+        normalise_choices(&wire, at, problems)
+    } else {
+        Vec::new()
+    };
+
+    let pattern = match (&wire.pattern, kind) {
+        (Some(pattern), QuestionKind::Text) => {
+            if let Err(error) = regex::RegexBuilder::new(pattern)
+                .size_limit(MAX_PATTERN_CHARS * 1024)
+                .build()
+            {
+                problems.push(Problem::new(
+                    format!("{at}/pattern"),
+                    format!(
+                        "the pattern does not compile: {}",
+                        one_line(&error.to_string())
+                    ),
+                ));
+            }
+            Some(pattern.clone())
+        }
+        (Some(_), _) => {
+            problems.push(Problem::new(
+                format!("{at}/pattern"),
+                format!("a pattern only applies to text questions, not to {type_name}"),
+            ));
+            None
+        }
+        (None, _) => None,
+    };
+
+    let mut question = Question {
+        id: wire.id.unwrap_or_else(|| positional_id(index)),
+        kind,
+        wire_type: wire.kind,
+        dialect,
+        question: wire.question,
+        description: wire.description,
+        label: wire.label,
+        choices,
+        default: None,
+        required: wire.required.unwrap_or(true),
+        pattern,
+        allow_custom: wire
+            .allow_custom
+            .unwrap_or(dialect == crate::model::Dialect::Structured)
+            && kind.has_choices(),
+    };
+
+    if let Some(default) = wire.default {
+        // A default is only checkable once the question itself is sound.
+        if problems.len() == before {
+            match check_value(&question, &default) {
+                Ok((value, _custom)) => question.default = Some(value),
+                Err(message) => problems.push(Problem::new(
+                    format!("{at}/default"),
+                    default_message(message),
+                )),
+            }
+        }
+    }
+    (problems.len() == before).then_some(question)
+}
+
+fn default_message(message: String) -> String {
+    format!("the default is not a valid answer: {message}")
+}
+
+fn normalise_choices(wire: &WireQuestion, at: &str, problems: &mut Vec<Problem>) -> Vec<Choice> {
+    let type_name = wire.kind.as_str();
+    let choices: Vec<Choice> = match (&wire.options, &wire.choices) {
+        (Some(_), Some(_)) => {
+            problems.push(Problem::new(
+                at.to_owned(),
+                "give either options (a list of strings) or choices ({id, label}), not both",
+            ));
+            return Vec::new();
+        }
+        (Some(options), None) => options
+            .iter()
+            .map(|o| Choice {
+                id: o.clone(),
+                label: o.clone(),
+                description: None,
+            })
+            .collect(),
+        (None, Some(choices)) => choices
+            .iter()
+            .map(|c| Choice {
+                id: c.id.clone(),
+                label: c.label.clone(),
+                description: c.description.clone(),
+            })
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    let field = if wire.choices.is_some() {
+        "choices"
+    } else {
+        "options"
+    };
+    if choices.is_empty() {
+        let wanted = if wire.options.is_none() && wire.choices.is_none() {
+            match QuestionKind::of(wire.kind).1 {
+                crate::model::Dialect::Interactive => "options",
+                crate::model::Dialect::Structured => "choices",
+            }
+        } else {
+            field
+        };
+        problems.push(Problem::new(
+            format!("{at}/{wanted}"),
+            format!("a {type_name} question needs at least one entry in {wanted}"),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (index, choice) in choices.iter().enumerate() {
+        if !seen.insert(choice.id.as_str()) {
+            let what = if field == "options" {
+                "option"
+            } else {
+                "choice id"
+            };
+            let suffix = if field == "options" {
+                String::new()
+            } else {
+                "/id".to_owned()
+            };
+            problems.push(Problem::new(
+                format!("{at}/{field}/{index}{suffix}"),
+                format!("{what} \"{}\" appears more than once", choice.id),
+            ));
+        }
+    }
+    choices
+}
+
+fn check_envelope_fields(value: &Value, file_id: Option<&str>, problems: &mut Vec<Problem>) {
+    if let (Some(body_id), Some(file_id)) = (value.get("id").and_then(Value::as_str), file_id) {
+        if body_id != file_id {
+            problems.push(Problem::new(
+                "/id",
+                format!(
+                    "the id \"{body_id}\" differs from the file name's id \"{file_id}\"; they \
+                     must be equal"
+                ),
+            ));
+        }
+    }
+    if value.get("expires_at").is_some() && value.get("timeout_seconds").is_some() {
+        problems.push(Problem::new(
+            "/timeout_seconds",
+            "give expires_at or timeout_seconds, not both",
+        ));
+    }
+}
+
+fn apply_envelope(request: &mut Request, envelope: Envelope) {
+    if request.id.is_none() {
+        request.id = envelope.id;
+    }
+    request.title = envelope.title;
+    request.source = envelope.source.unwrap_or_default();
+    request.confirm_title = envelope.confirm_title;
+    request.confirm_description = envelope.confirm_description;
+    request.mode = envelope.mode.unwrap_or_default();
+    request.priority = envelope.priority.unwrap_or_default();
+    request.expiry = match (envelope.expires_at, envelope.timeout_seconds) {
+        (Some(at), _) => Some(Expiry::At(at.to_utc())),
+        (None, Some(seconds)) => Some(Expiry::After { seconds }),
+        (None, None) => None,
+    };
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
