@@ -23,7 +23,7 @@ use crate::id::ID_PATTERN;
 #[schemars(title = "Answer Inbox request")]
 pub enum RequestFile {
     /// The envelope: questions plus metadata.
-    Envelope(Envelope),
+    Envelope(Box<Envelope>),
     /// The tool-response shape `{"interactiveQuestions": [...]}`.
     Interactive(InteractiveQuestions),
     /// A bare array of questions.

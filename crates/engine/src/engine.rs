@@ -1,0 +1,552 @@
+//! The engine: keeps the store in step with the spool, applies policies, writes outcomes and
+//! reports every state change as one [`Event`].
+//!
+//! Both front ends drive the same engine: `answer-inbox watch` and the desktop app run its
+//! loop ([`crate::watcher::run`]); one-shot CLI commands call [`Engine::sync`] and the
+//! answer/decline/cancel methods directly. Ingest is idempotent: a file seen twice (by an
+//! event and a rescan, or by two processes) is one request.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use crossbeam_channel::Sender;
+use inbox_protocol::{check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request};
+use serde_json::{Map, Value};
+
+use crate::event::Event;
+use crate::notifier::{Notifier, Silent};
+use crate::policy;
+use crate::spool::{classify, read_capped_with_time, Area, Placed, ReadError, Spool, SpoolError};
+use crate::store::{State, Store, StoreError};
+
+/// How long a file may sit in `tmp/` before it counts as a crashed writer's leftover.
+pub const TMP_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(36 * 3600);
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("file watcher: {0}")]
+    Watch(#[from] notify::Error),
+}
+
+/// Why an answer, decline or cancel was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum SettleError {
+    #[error("no request \"{0}\" in the spool")]
+    NotFound(String),
+    #[error("the answers are not valid")]
+    Invalid(Vec<Problem>),
+    #[error("request \"{}\" is already settled: {} by {}", .0.id, .0.status, .0.answered_by)]
+    AlreadySettled(Box<Outcome>),
+    #[error("request \"{0}\" was cancelled by its asker")]
+    Cancelled(String),
+    #[error("request \"{id}\" cannot be read: {reason}")]
+    Unreadable { id: String, reason: String },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl From<StoreError> for SettleError {
+    fn from(error: StoreError) -> Self {
+        SettleError::Engine(error.into())
+    }
+}
+
+impl From<SpoolError> for SettleError {
+    fn from(error: SpoolError) -> Self {
+        SettleError::Engine(error.into())
+    }
+}
+
+pub struct Engine {
+    spool: Spool,
+    store: Store,
+    instance: String,
+    events: Option<Sender<Event>>,
+    notifier: Box<dyn Notifier>,
+    /// Events of the current batch, sent only after it commits.
+    outbox: Vec<Event>,
+    /// Requests ingested since the caller last took them, for policies.
+    fresh: Vec<Request>,
+}
+
+impl Engine {
+    pub fn new(spool: Spool, store: Store) -> Result<Engine, EngineError> {
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        let instance = format!("{host}/{}", store.instance_id()?);
+        Ok(Engine {
+            spool,
+            store,
+            instance,
+            events: None,
+            notifier: Box::new(Silent),
+            outbox: Vec::new(),
+            fresh: Vec::new(),
+        })
+    }
+
+    /// Sends every event to `events` from now on.
+    pub fn with_events(mut self, events: Sender<Event>) -> Engine {
+        self.events = Some(events);
+        self
+    }
+
+    pub fn with_notifier(mut self, notifier: Box<dyn Notifier>) -> Engine {
+        self.notifier = notifier;
+        self
+    }
+
+    pub fn spool(&self) -> &Spool {
+        &self.spool
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// `<host>/<instance id>`, written into every outcome this engine decides.
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// A full scan: ingests every request not yet known, and outcomes and tombstones of
+    /// pending ones; records problems; reaps stale temp files. Known files are not read.
+    pub fn sync(&mut self) -> Result<(), EngineError> {
+        let listing = self.spool.scan()?;
+        let known = self.store.known()?;
+        self.in_batch(|engine| {
+            for problem in &listing.problems {
+                engine.problem(&problem.path, &problem.reason)?;
+            }
+            for entry in &listing.requests {
+                if !known.contains_key(&entry.id) {
+                    engine.ingest_request(&entry.id)?;
+                }
+            }
+            for entry in &listing.outcomes {
+                if known.get(&entry.id) == Some(&true) {
+                    engine.ingest_outcome(&entry.id)?;
+                }
+            }
+            for entry in &listing.tombstones {
+                if known.get(&entry.id) == Some(&true) {
+                    engine.ingest_tombstone(&entry.id)?;
+                }
+            }
+            Ok(())
+        })?;
+        if let Err(error) = self.spool.reap_tmp(TMP_MAX_AGE) {
+            tracing::warn!("could not reap stale temp files: {error}");
+        }
+        Ok(())
+    }
+
+    /// Handles files the watcher saw change. Paths outside the spool's areas are ignored.
+    pub fn handle_paths(&mut self, paths: &[PathBuf]) -> Result<(), EngineError> {
+        let areas = [Area::Questions, Area::Answers, Area::Cancel].map(|a| (a, self.spool.dir(a)));
+        self.in_batch(|engine| {
+            for path in paths {
+                let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                    continue;
+                };
+                let Some((area, _)) = areas.iter().find(|(_, dir)| dir == parent) else {
+                    continue;
+                };
+                match classify(*area, name) {
+                    Ok(id) => match area {
+                        Area::Questions => {
+                            if engine.store.state(&id)?.is_none() {
+                                engine.ingest_request(&id)?;
+                            }
+                        }
+                        Area::Answers => engine.ingest_outcome(&id)?,
+                        Area::Cancel => engine.ingest_tombstone(&id)?,
+                    },
+                    // A rename away or a deletion also raises an event: only existing files
+                    // are problems.
+                    Err(reason) if path.symlink_metadata().is_ok() => {
+                        engine.problem(path, &reason)?
+                    }
+                    Err(_) => {}
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Requests ingested since the last call: the ones policies have not looked at yet.
+    pub fn take_fresh(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.fresh)
+    }
+
+    /// Autonomous mode for the given requests: answers at once those whose every required
+    /// question has a default.
+    pub fn apply_autonomous(&mut self, requests: &[Request]) -> Result<(), EngineError> {
+        let now = Utc::now();
+        self.in_batch(|engine| {
+            for request in requests {
+                let Some(id) = request.id.as_deref() else {
+                    continue;
+                };
+                if let Some(outcome) = policy::autonomous(request, id, &engine.instance, now) {
+                    engine.settle(outcome)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Autonomous mode over every pending request (after start-up, when others may have
+    /// queued requests while no engine ran).
+    pub fn apply_autonomous_to_pending(&mut self) -> Result<(), EngineError> {
+        let pending: Vec<Request> = self
+            .store
+            .pending_requests(None)?
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        self.apply_autonomous(&pending)
+    }
+
+    /// Settles every pending request whose deadline has passed.
+    pub fn expire_due(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
+        let due = self.store.pending_requests(Some(now))?;
+        self.in_batch(|engine| {
+            for (request, _) in &due {
+                let Some(id) = request.id.as_deref() else {
+                    continue;
+                };
+                let outcome = policy::expire(request, id, &engine.instance, now);
+                engine.settle(outcome)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The earliest deadline of a pending request.
+    pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, EngineError> {
+        Ok(self.store.next_deadline()?)
+    }
+
+    /// Tells the operator about pending requests not announced yet.
+    pub fn notify_new(&mut self) -> Result<(), EngineError> {
+        let fresh = self.in_batch(|engine| Ok(engine.store.take_unnotified(Utc::now())?))?;
+        if !fresh.is_empty() {
+            self.notifier.announce(&fresh);
+            self.emit(Event::Notified {
+                ids: fresh.into_iter().map(|r| r.id).collect(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the operator's answers (an object keyed by question id) as the outcome.
+    pub fn answer(
+        &mut self,
+        id: &str,
+        given: &Map<String, Value>,
+        answered_by: &str,
+    ) -> Result<Outcome, SettleError> {
+        let request = self.open_pending(id)?;
+        let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
+        let outcome = Outcome::new(
+            id,
+            OutcomeStatus::Answered,
+            answered_by,
+            &self.instance,
+            Utc::now(),
+        )
+        .with_answers(set)
+        .with_request_sha256(Some(request.sha256.clone()));
+        self.settle_as_operator(outcome)
+    }
+
+    /// Declines a request with a reason.
+    pub fn decline(
+        &mut self,
+        id: &str,
+        reason: &str,
+        answered_by: &str,
+    ) -> Result<Outcome, SettleError> {
+        let request = self.open_pending(id)?;
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err(SettleError::Invalid(vec![Problem::new(
+                "/reason",
+                "a decline needs a reason",
+            )]));
+        }
+        let outcome = Outcome::new(
+            id,
+            OutcomeStatus::Declined,
+            answered_by,
+            &self.instance,
+            Utc::now(),
+        )
+        .with_reason(reason)
+        .with_request_sha256(Some(request.sha256.clone()));
+        self.settle_as_operator(outcome)
+    }
+
+    /// Places a cancel tombstone for a request (the asker's side of withdrawing it).
+    pub fn cancel(&mut self, id: &str, reason: &str) -> Result<Placed, SettleError> {
+        self.ensure_known(id)?;
+        if let Some(outcome) = self.read_outcome_file(id) {
+            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        }
+        let placed = self.spool.place_tombstone(id, reason)?;
+        self.in_batch(|engine| engine.ingest_tombstone(id))?;
+        Ok(placed)
+    }
+
+    /// The request as the spool holds it, if it is still open.
+    fn open_pending(&mut self, id: &str) -> Result<Request, SettleError> {
+        self.ensure_known(id)?;
+        if let Some(outcome) = self.read_outcome_file(id) {
+            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        }
+        if self.spool.exists(Area::Cancel, id) {
+            return Err(SettleError::Cancelled(id.to_owned()));
+        }
+        let bytes = self
+            .spool
+            .read(Area::Questions, id)
+            .map_err(|error| match error {
+                ReadError::Missing => SettleError::NotFound(id.to_owned()),
+                other => SettleError::Unreadable {
+                    id: id.to_owned(),
+                    reason: other.to_string(),
+                },
+            })?;
+        parse_request(&bytes, Some(id)).map_err(|errors| SettleError::Unreadable {
+            id: id.to_owned(),
+            reason: format!("the request is invalid: {}", errors[0]),
+        })
+    }
+
+    /// Brings one request into the store, so history records who settled it.
+    fn ensure_known(&mut self, id: &str) -> Result<(), SettleError> {
+        if !inbox_protocol::is_valid_id(id) {
+            return Err(SettleError::NotFound(id.to_owned()));
+        }
+        if self.store.state(id)?.is_none() {
+            let path = self.spool.path(Area::Questions, id);
+            if !self.spool.exists(Area::Questions, id) {
+                return Err(SettleError::NotFound(id.to_owned()));
+            }
+            self.handle_paths(&[path])?;
+        }
+        Ok(())
+    }
+
+    fn settle_as_operator(&mut self, outcome: Outcome) -> Result<Outcome, SettleError> {
+        let (winner, ours) = self.in_batch(|engine| engine.settle(outcome))?;
+        if ours {
+            Ok(winner)
+        } else {
+            Err(SettleError::AlreadySettled(Box::new(winner)))
+        }
+    }
+
+    fn read_outcome_file(&self, id: &str) -> Option<Outcome> {
+        let bytes = self.spool.read(Area::Answers, id).ok()?;
+        Outcome::from_file_bytes(&bytes).ok()
+    }
+
+    /// Writes an outcome unless one exists, and records whichever outcome stands. Returns the
+    /// standing outcome and whether it is the one given.
+    fn settle(&mut self, outcome: Outcome) -> Result<(Outcome, bool), EngineError> {
+        let id = outcome.id.clone();
+        match self.spool.write_outcome(&id, &outcome.to_file_bytes())? {
+            Placed::Written => {
+                self.record(&outcome)?;
+                Ok((outcome, true))
+            }
+            Placed::AlreadyThere => {
+                let standing = match self.spool.read(Area::Answers, &id) {
+                    Ok(bytes) => Outcome::from_file_bytes(&bytes).ok(),
+                    Err(_) => None,
+                };
+                match standing {
+                    Some(standing) => {
+                        self.record(&standing)?;
+                        Ok((standing, false))
+                    }
+                    None => {
+                        let path = self.spool.path(Area::Answers, &id);
+                        self.problem(&path, "the outcome file is not a valid outcome")?;
+                        Ok((outcome, false))
+                    }
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, outcome: &Outcome) -> Result<(), EngineError> {
+        if self.store.record_outcome(outcome, Utc::now())?
+            && outcome.status != OutcomeStatus::Rejected
+        {
+            self.outbox.push(Event::Settled {
+                id: outcome.id.clone(),
+                status: outcome.status,
+                answered_by: outcome.answered_by.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn ingest_request(&mut self, id: &str) -> Result<(), EngineError> {
+        let now = Utc::now();
+        let path = self.spool.path(Area::Questions, id);
+        let (parsed, placed_at, sha256) = match read_capped_with_time(&path) {
+            Ok((bytes, modified)) => (
+                parse_request(&bytes, Some(id)),
+                DateTime::<Utc>::from(modified),
+                Some(inbox_protocol::sha256_hex(&bytes)),
+            ),
+            Err(ReadError::Missing) => return Ok(()),
+            // Too big to read, but its name is a valid id: the asker gets a rejection.
+            Err(error @ ReadError::TooLarge { .. }) => {
+                (Err(vec![Problem::new("", error.to_string())]), now, None)
+            }
+            // A transient failure: the next scan tries again.
+            Err(ReadError::Io(error)) => {
+                tracing::warn!("cannot read {}: {error}; will retry", path.display());
+                return Ok(());
+            }
+            // A link, a FIFO, a directory: never read as a request.
+            Err(other) => return self.problem(&path, &other.to_string()),
+        };
+        match parsed {
+            Ok(request) => {
+                self.store.insert_pending(id, &request, placed_at, now)?;
+                self.outbox.push(Event::Ingested {
+                    id: id.to_owned(),
+                    title: request.display_title().to_owned(),
+                    source: request.source.clone(),
+                    priority: request.priority,
+                    question_count: request.questions.len(),
+                });
+                if self.spool.exists(Area::Answers, id) {
+                    self.ingest_outcome(id)?;
+                } else if self.spool.exists(Area::Cancel, id) {
+                    self.ingest_tombstone(id)?;
+                } else {
+                    self.fresh.push(request);
+                }
+            }
+            Err(errors) => {
+                self.store.insert_rejected(id, &errors, placed_at, now)?;
+                self.outbox.push(Event::Rejected {
+                    id: id.to_owned(),
+                    errors: errors.clone(),
+                });
+                let outcome = Outcome::new(
+                    id,
+                    OutcomeStatus::Rejected,
+                    policy::VALIDATION,
+                    &self.instance,
+                    now,
+                )
+                .with_errors(errors)
+                .with_request_sha256(sha256);
+                self.settle(outcome)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn ingest_outcome(&mut self, id: &str) -> Result<(), EngineError> {
+        match self.store.state(id)? {
+            None => {
+                // An outcome for a request we have not seen: take the request first; it
+                // picks up this outcome itself.
+                if self.spool.exists(Area::Questions, id) {
+                    self.ingest_request(id)?;
+                }
+                Ok(())
+            }
+            Some(State::Pending) => {
+                let path = self.spool.path(Area::Answers, id);
+                match self.spool.read(Area::Answers, id) {
+                    Ok(bytes) => match Outcome::from_file_bytes(&bytes) {
+                        Ok(outcome) if outcome.id == id => self.record(&outcome),
+                        Ok(_) => self.problem(&path, "the outcome's id differs from its file name"),
+                        Err(reason) => self.problem(&path, &reason),
+                    },
+                    Err(ReadError::Missing) => Ok(()),
+                    Err(error) => self.problem(&path, &error.to_string()),
+                }
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn ingest_tombstone(&mut self, id: &str) -> Result<(), EngineError> {
+        // An outcome placed before the tombstone stands: the asker may already have read it.
+        if self.store.state(id)? == Some(State::Pending) && !self.spool.exists(Area::Answers, id) {
+            let reason = self
+                .spool
+                .read(Area::Cancel, id)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).trim().to_owned());
+            if self
+                .store
+                .mark_cancelled(id, reason.as_deref().unwrap_or(""), Utc::now())?
+            {
+                self.outbox.push(Event::Cancelled { id: id.to_owned() });
+            }
+        }
+        Ok(())
+    }
+
+    fn problem(&mut self, path: &Path, reason: &str) -> Result<(), EngineError> {
+        if self
+            .store
+            .record_problem(&path.to_string_lossy(), reason, Utc::now())?
+        {
+            self.outbox.push(Event::Problem {
+                path: path.to_owned(),
+                reason: reason.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs `work` in one store transaction and sends its events once it has committed.
+    fn in_batch<T>(
+        &mut self,
+        work: impl FnOnce(&mut Engine) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        self.store.batch_begin()?;
+        match work(self) {
+            Ok(value) => {
+                self.store.batch_commit()?;
+                for event in std::mem::take(&mut self.outbox) {
+                    self.emit(event);
+                }
+                Ok(value)
+            }
+            Err(error) => {
+                self.store.batch_rollback();
+                self.outbox.clear();
+                self.fresh.clear();
+                Err(error)
+            }
+        }
+    }
+
+    /// Sends an event that is not the result of a batch (e.g. `Ready`).
+    pub fn emit_external(&self, event: Event) {
+        self.emit(event);
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(events) = &self.events {
+            let _ = events.send(event);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The one closed set of things the engine tells its front ends (the CLI daemon's log, the
+//! desktop window). Every state change produces exactly one event, after it is committed.
+
+use std::path::PathBuf;
+
+use inbox_protocol::{OutcomeStatus, Priority, Problem, Source};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The first full scan finished; the engine is watching.
+    Ready { pending: usize },
+    /// A valid request was queued for the operator.
+    Ingested {
+        id: String,
+        title: String,
+        source: Source,
+        priority: Priority,
+        question_count: usize,
+    },
+    /// A request file was invalid; a `rejected` outcome was written for it.
+    Rejected { id: String, errors: Vec<Problem> },
+    /// A file in the spool that is not a request (bad name, symlink, FIFO, ...).
+    Problem { path: PathBuf, reason: String },
+    /// A request got its one outcome (from this inbox or any other writer).
+    Settled {
+        id: String,
+        status: OutcomeStatus,
+        answered_by: String,
+    },
+    /// The asker withdrew a pending request.
+    Cancelled { id: String },
+    /// The operator was told about these requests (one notification, or one summary).
+    Notified { ids: Vec<String> },
+}
+
+impl Event {
+    /// One human-readable line, for the daemon's log.
+    pub fn log_line(&self) -> String {
+        match self {
+            Event::Ready { pending } => format!("ready: {pending} pending"),
+            Event::Ingested {
+                id,
+                title,
+                source,
+                question_count,
+                priority,
+                ..
+            } => {
+                let from = [&source.app, &source.run, &source.tool]
+                    .iter()
+                    .filter_map(|part| part.as_deref())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let from = if from.is_empty() {
+                    String::new()
+                } else {
+                    format!(" from {from}")
+                };
+                format!(
+                    "ingested {id}: \"{title}\"{from}, {question_count} question(s), priority {}",
+                    serde_json::to_value(priority)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                )
+            }
+            Event::Rejected { id, errors } => {
+                let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                format!("rejected {id}: {}", list.join("; "))
+            }
+            Event::Problem { path, reason } => format!("problem {}: {reason}", path.display()),
+            Event::Settled {
+                id,
+                status,
+                answered_by,
+            } => format!("{status} {id} by {answered_by}"),
+            Event::Cancelled { id } => format!("cancelled {id} by its asker"),
+            Event::Notified { ids } => format!("notified: {}", ids.join(", ")),
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Telling the operator: a [`Notifier`] trait, and desktop notifications over the
+//! freedesktop D-Bus interface (notify-rust).
+//!
+//! Notifications must never slow the inbox down: a missing or hung notification daemon can
+//! make a D-Bus call wait for its 25 s timeout. So the desktop notifier only queues work for a
+//! thread of its own, and that thread coalesces a burst into one summary instead of hundreds
+//! of bubbles.
+
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use inbox_protocol::Priority;
+
+use crate::store::RequestSummary;
+
+/// Something that can tell the operator about new requests. Must return at once.
+pub trait Notifier: Send {
+    fn announce(&self, requests: &[RequestSummary]);
+}
+
+/// Notifies nobody: `watch --no-notify`, tests.
+pub struct Silent;
+
+impl Notifier for Silent {
+    fn announce(&self, _requests: &[RequestSummary]) {}
+}
+
+/// Desktop notifications, sent from a background thread.
+pub struct DesktopNotifier {
+    queue: Sender<Vec<RequestSummary>>,
+}
+
+/// Gap after a notification during which new requests are gathered into one summary.
+const COALESCE_WINDOW: Duration = Duration::from_millis(1500);
+
+impl DesktopNotifier {
+    /// Starts the notification thread. `app_name` is shown by the notification daemon.
+    pub fn start(app_name: &'static str) -> DesktopNotifier {
+        let (queue, inbox) = crossbeam_channel::bounded(1024);
+        std::thread::Builder::new()
+            .name("notifications".into())
+            .spawn(move || notification_loop(app_name, inbox))
+            .expect("spawn the notification thread");
+        DesktopNotifier { queue }
+    }
+}
+
+impl Notifier for DesktopNotifier {
+    fn announce(&self, requests: &[RequestSummary]) {
+        if requests.is_empty() {
+            return;
+        }
+        match self.queue.try_send(requests.to_vec()) {
+            Ok(()) => {}
+            // A full queue means the daemon is stuck; the inbox itself still has everything.
+            Err(TrySendError::Full(_)) => {
+                tracing::warn!("notification queue full; dropping a notification")
+            }
+            Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
+}
+
+/// What one notification says: the request itself, or a summary of a burst.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub summary: String,
+    pub body: String,
+    pub critical: bool,
+}
+
+/// Turns a batch of new requests into one notice.
+pub fn compose(requests: &[RequestSummary]) -> Option<Notice> {
+    let critical = requests.iter().any(|r| r.priority == Priority::Critical);
+    match requests {
+        [] => None,
+        [one] => {
+            let from: Vec<&str> = [
+                &one.source.app,
+                &one.source.run,
+                &one.source.tool,
+                &one.source.host,
+            ]
+            .iter()
+            .filter_map(|p| p.as_deref())
+            .collect();
+            let questions = if one.question_count == 1 {
+                "1 question".to_owned()
+            } else {
+                format!("{} questions", one.question_count)
+            };
+            let body = if from.is_empty() {
+                questions
+            } else {
+                format!("{} · {questions}", from.join(" / "))
+            };
+            Some(Notice {
+                summary: one.title.clone(),
+                body,
+                critical,
+            })
+        }
+        many => {
+            let mut body: Vec<String> = many
+                .iter()
+                .take(3)
+                .map(|r| format!("• {}", r.title))
+                .collect();
+            if many.len() > 3 {
+                body.push(format!("and {} more", many.len() - 3));
+            }
+            Some(Notice {
+                summary: format!("{} new requests need an answer", many.len()),
+                body: body.join("\n"),
+                critical,
+            })
+        }
+    }
+}
+
+fn notification_loop(app_name: &'static str, inbox: Receiver<Vec<RequestSummary>>) {
+    while let Ok(mut batch) = inbox.recv() {
+        // Gather whatever else arrives right behind the first request, so a burst of
+        // hundreds of files gives one bubble.
+        while let Ok(more) = inbox.recv_timeout(COALESCE_WINDOW) {
+            batch.extend(more);
+        }
+        if let Some(notice) = compose(&batch) {
+            send(app_name, &notice);
+        }
+    }
+}
+
+fn send(app_name: &str, notice: &Notice) {
+    let urgency = if notice.critical {
+        notify_rust::Urgency::Critical
+    } else {
+        notify_rust::Urgency::Normal
+    };
+    let result = notify_rust::Notification::new()
+        .appname(app_name)
+        .summary(&notice.summary)
+        .body(&notice.body)
+        .icon("dialog-question")
+        .urgency(urgency)
+        .show();
+    if let Err(error) = result {
+        tracing::warn!("could not show a desktop notification: {error}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::State;
+    use chrono::Utc;
+
+    fn summary(title: &str, priority: Priority) -> RequestSummary {
+        RequestSummary {
+            id: title.to_lowercase(),
+            state: State::Pending,
+            title: title.into(),
+            source: inbox_protocol::Source {
+                app: Some("planu".into()),
+                run: Some("r-1".into()),
+                ..Default::default()
+            },
+            priority,
+            question_count: 2,
+            placed_at: Utc::now(),
+            deadline: None,
+            settled_at: None,
+            answered_by: None,
+        }
+    }
+
+    #[test]
+    fn one_request_gets_its_own_notice() {
+        let notice = compose(&[summary("Deploy", Priority::Critical)]).unwrap();
+        assert_eq!(notice.summary, "Deploy");
+        assert_eq!(notice.body, "planu / r-1 · 2 questions");
+        assert!(notice.critical);
+    }
+
+    #[test]
+    fn a_burst_gets_one_summary() {
+        let burst: Vec<_> = (0..250)
+            .map(|i| summary(&format!("R{i}"), Priority::Normal))
+            .collect();
+        let notice = compose(&burst).unwrap();
+        assert_eq!(notice.summary, "250 new requests need an answer");
+        assert!(notice.body.ends_with("and 247 more"));
+        assert!(!notice.critical);
+    }
+}

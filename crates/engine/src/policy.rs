@@ -1,0 +1,104 @@
+//! What happens without the operator: autonomous mode and expiry. Pure decisions; the engine
+//! carries them out. A timeout is never reported as a refusal, and a required question without
+//! a default always reaches a person unless time runs out.
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{fill_defaults, Mode, Outcome, OutcomeStatus, Request};
+
+/// `answered_by` of outcomes that autonomous mode decides.
+pub const AUTONOMOUS: &str = "policy:autonomous";
+/// `answered_by` of outcomes that expiry decides.
+pub const EXPIRY: &str = "policy:expiry";
+/// `answered_by` of `rejected` outcomes: the request failed validation.
+pub const VALIDATION: &str = "policy:validation";
+
+/// The outcome autonomous mode gives at once, if it may: only when every required question
+/// has a default.
+pub fn autonomous(
+    request: &Request,
+    id: &str,
+    instance: &str,
+    now: DateTime<Utc>,
+) -> Option<Outcome> {
+    if request.mode != Mode::Autonomous {
+        return None;
+    }
+    let filled = fill_defaults(request);
+    filled.missing_required.is_empty().then(|| {
+        Outcome::new(id, OutcomeStatus::Defaulted, AUTONOMOUS, instance, now)
+            .with_answers(filled.set)
+            .with_request_sha256(Some(request.sha256.clone()))
+    })
+}
+
+/// The outcome of a request whose time ran out: `defaulted` if defaults answer every required
+/// question, else `expired` with what defaults could fill.
+pub fn expire(request: &Request, id: &str, instance: &str, now: DateTime<Utc>) -> Outcome {
+    let filled = fill_defaults(request);
+    let (status, reason) = if filled.missing_required.is_empty() {
+        (
+            OutcomeStatus::Defaulted,
+            "the request expired; its defaults answered it".to_owned(),
+        )
+    } else {
+        (
+            OutcomeStatus::Expired,
+            format!(
+                "the request expired before the operator answered; no default for: {}",
+                filled.missing_required.join(", ")
+            ),
+        )
+    };
+    Outcome::new(id, status, EXPIRY, instance, now)
+        .with_answers(filled.set)
+        .with_reason(reason)
+        .with_request_sha256(Some(request.sha256.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inbox_protocol::parse_request;
+
+    fn request(body: &str) -> Request {
+        parse_request(body.as_bytes(), Some("r")).unwrap()
+    }
+
+    #[test]
+    fn autonomous_answers_only_when_every_required_question_has_a_default() {
+        let now = Utc::now();
+        let full = request(
+            r#"{"mode": "autonomous", "questions": [
+            {"id": "a", "question": "A?", "type": "confirm", "default": true},
+            {"id": "b", "question": "B?", "type": "text", "required": false}]}"#,
+        );
+        let outcome = autonomous(&full, "r", "h/i", now).unwrap();
+        assert_eq!(outcome.status, OutcomeStatus::Defaulted);
+        assert_eq!(outcome.answered_by, AUTONOMOUS);
+        assert_eq!(outcome.defaulted, vec!["a".to_owned()]);
+
+        let blocked = request(
+            r#"{"mode": "autonomous", "questions": [
+            {"id": "a", "question": "A?", "type": "confirm"}]}"#,
+        );
+        assert!(autonomous(&blocked, "r", "h/i", now).is_none());
+        let interactive =
+            request(r#"[{"id": "a", "question": "A?", "type": "confirm", "default": true}]"#);
+        assert!(autonomous(&interactive, "r", "h/i", now).is_none());
+    }
+
+    #[test]
+    fn expiry_defaults_or_expires() {
+        let now = Utc::now();
+        let with_default =
+            request(r#"[{"id": "a", "question": "A?", "type": "confirm", "default": false}]"#);
+        assert_eq!(
+            expire(&with_default, "r", "h/i", now).status,
+            OutcomeStatus::Defaulted
+        );
+        let without = request(r#"[{"id": "a", "question": "A?", "type": "confirm"}]"#);
+        let outcome = expire(&without, "r", "h/i", now);
+        assert_eq!(outcome.status, OutcomeStatus::Expired);
+        assert!(outcome.reason.unwrap().contains("no default for: a"));
+    }
+}

@@ -1,0 +1,709 @@
+//! The operator's index and memory: a SQLite database in WAL mode.
+//!
+//! Holds requests, their questions, outcomes, an event log of every state change, and the
+//! spool problems seen. The spool stays the truth: everything here except the event history
+//! can be rebuilt by scanning it, so the database is never inside the spool (WAL is unsafe on
+//! network filesystems) and losing it loses no decision.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{Outcome, OutcomeStatus, Priority, Problem, Request, Source};
+use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite_migration::{Migrations, M};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("database migration: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    #[error("database holds a malformed record for {id}: {message}")]
+    Corrupt { id: String, message: String },
+}
+
+/// Schema history. Append only: a released migration is never edited.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+         CREATE TABLE requests (
+             id TEXT PRIMARY KEY,
+             status TEXT NOT NULL,           -- pending, cancelled, or an outcome status
+             title TEXT NOT NULL,
+             source_json TEXT NOT NULL,
+             priority INTEGER NOT NULL,      -- 0 low .. 3 critical
+             mode TEXT NOT NULL,
+             question_count INTEGER NOT NULL,
+             placed_at INTEGER NOT NULL,     -- ms since the epoch, from the file's mtime
+             ingested_at INTEGER NOT NULL,
+             deadline INTEGER,
+             request_json TEXT,              -- the normalised request; NULL when rejected
+             sha256 TEXT,
+             notified INTEGER NOT NULL DEFAULT 0,
+             settled_at INTEGER
+         );
+         CREATE INDEX requests_by_status ON requests (status, priority, placed_at);
+         CREATE INDEX requests_deadline ON requests (deadline) WHERE status = 'pending';
+         CREATE TABLE questions (
+             request_id TEXT NOT NULL REFERENCES requests (id),
+             position INTEGER NOT NULL,
+             question_id TEXT NOT NULL,
+             type TEXT NOT NULL,
+             question TEXT NOT NULL,
+             required INTEGER NOT NULL,
+             PRIMARY KEY (request_id, position)
+         );
+         CREATE TABLE outcomes (
+             request_id TEXT PRIMARY KEY REFERENCES requests (id),
+             status TEXT NOT NULL,
+             answered_by TEXT NOT NULL,
+             answered_at TEXT NOT NULL,
+             instance TEXT NOT NULL,
+             outcome_json TEXT NOT NULL
+         );
+         CREATE TABLE events (
+             seq INTEGER PRIMARY KEY,
+             at INTEGER NOT NULL,
+             request_id TEXT,
+             kind TEXT NOT NULL,
+             detail TEXT NOT NULL
+         );
+         CREATE INDEX events_by_request ON events (request_id);
+         CREATE TABLE problems (
+             path TEXT PRIMARY KEY,
+             reason TEXT NOT NULL,
+             first_seen INTEGER NOT NULL
+         );",
+    )])
+}
+
+/// A request's state in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Pending,
+    Cancelled,
+    Settled(OutcomeStatus),
+}
+
+impl State {
+    /// `pending`, `cancelled`, or the outcome status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Pending => "pending",
+            State::Cancelled => "cancelled",
+            State::Settled(status) => status.as_str(),
+        }
+    }
+
+    fn parse(text: &str) -> Option<State> {
+        match text {
+            "pending" => Some(State::Pending),
+            "cancelled" => Some(State::Cancelled),
+            other => OutcomeStatus::parse(other).map(State::Settled),
+        }
+    }
+}
+
+impl Serialize for State {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A summary row, for lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestSummary {
+    pub id: String,
+    pub state: State,
+    pub title: String,
+    pub source: Source,
+    pub priority: Priority,
+    pub question_count: usize,
+    pub placed_at: DateTime<Utc>,
+    pub deadline: Option<DateTime<Utc>>,
+    pub settled_at: Option<DateTime<Utc>>,
+    pub answered_by: Option<String>,
+}
+
+/// Everything known about one request.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestDetail {
+    #[serde(flatten)]
+    pub summary: RequestSummary,
+    pub request: Option<Request>,
+    pub outcome: Option<Outcome>,
+}
+
+/// One entry of the event log.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoggedEvent {
+    pub at: DateTime<Utc>,
+    pub request_id: Option<String>,
+    pub kind: String,
+    pub detail: serde_json::Value,
+}
+
+pub struct Store {
+    conn: Connection,
+    /// Nesting of [`Store::batch_begin`] inside an open transaction.
+    depth: u32,
+}
+
+fn ms(at: DateTime<Utc>) -> i64 {
+    at.timestamp_millis()
+}
+
+fn from_ms(ms: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+fn priority_rank(priority: Priority) -> i64 {
+    match priority {
+        Priority::Low => 0,
+        Priority::Normal => 1,
+        Priority::High => 2,
+        Priority::Critical => 3,
+    }
+}
+
+fn priority_of(rank: i64) -> Priority {
+    match rank {
+        0 => Priority::Low,
+        2 => Priority::High,
+        3 => Priority::Critical,
+        _ => Priority::Normal,
+    }
+}
+
+const SUMMARY_COLUMNS: &str = "r.id, r.status, r.title, r.source_json, r.priority, \
+     r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by";
+
+impl Store {
+    /// Opens (creating if needed) the database and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        Self::setup(Connection::open(path)?)
+    }
+
+    /// A private database, for tests and one-shot checks.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(mut conn: Connection) -> Result<Store, StoreError> {
+        // WAL lets the CLI read while a daemon writes; NORMAL sync is safe against crashes of
+        // the process, and a power cut can only lose rows the spool still has.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        migrations().to_latest(&mut conn)?;
+        Ok(Store { conn, depth: 0 })
+    }
+
+    /// Starts a transaction: a burst of files is committed once, not per file. Nested calls
+    /// join the open transaction.
+    pub fn batch_begin(&mut self) -> Result<(), StoreError> {
+        if self.conn.is_autocommit() {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        } else {
+            self.depth += 1;
+        }
+        Ok(())
+    }
+
+    pub fn batch_commit(&mut self) -> Result<(), StoreError> {
+        if self.depth > 0 {
+            self.depth -= 1;
+            return Ok(());
+        }
+        self.conn.execute_batch("COMMIT")?;
+        Ok(())
+    }
+
+    pub fn batch_rollback(&mut self) {
+        self.depth = 0;
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    /// This database's instance id, created on first use.
+    pub fn instance_id(&self) -> Result<String, StoreError> {
+        let existing: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        let id = ulid::Ulid::new().to_string();
+        self.conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', ?1)",
+            [&id],
+        )?;
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
+                r.get(0)
+            })?)
+    }
+
+    /// Every known request id and whether it is still pending: what a scan compares the
+    /// spool against, so known files are not read again.
+    pub fn known(&self) -> Result<HashMap<String, bool>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, status = 'pending' FROM requests")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn state(&self, id: &str) -> Result<Option<State>, StoreError> {
+        let status: Option<String> = self
+            .conn
+            .prepare_cached("SELECT status FROM requests WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        Ok(status.as_deref().and_then(State::parse))
+    }
+
+    /// Records a valid request as pending.
+    pub fn insert_pending(
+        &mut self,
+        id: &str,
+        request: &Request,
+        placed_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let request_json = serde_json::to_string(request).expect("requests serialise");
+        let source_json = serde_json::to_string(&request.source).expect("sources serialise");
+        let deadline = request.deadline(placed_at).map(ms);
+        self.conn
+            .prepare_cached(
+                "INSERT INTO requests (id, status, title, source_json, priority, mode,
+                     question_count, placed_at, ingested_at, deadline, request_json, sha256)
+                 VALUES (?1, 'pending', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                id,
+                request.display_title(),
+                source_json,
+                priority_rank(request.priority),
+                serde_json::to_value(request.mode)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned)),
+                request.questions.len() as i64,
+                ms(placed_at),
+                ms(now),
+                deadline,
+                request_json,
+                request.sha256,
+            ])?;
+        let mut insert_question = self.conn.prepare_cached(
+            "INSERT INTO questions (request_id, position, question_id, type, question, required)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for (position, question) in request.questions.iter().enumerate() {
+            insert_question.execute(params![
+                id,
+                position as i64,
+                question.id,
+                question.wire_type.as_str(),
+                question.question,
+                question.required,
+            ])?;
+        }
+        drop(insert_question);
+        self.log(
+            Some(id),
+            "ingested",
+            &serde_json::json!({"title": request.display_title()}),
+            now,
+        )
+    }
+
+    /// Records a request that could not be accepted; its outcome follows via
+    /// [`Store::record_outcome`].
+    pub fn insert_rejected(
+        &mut self,
+        id: &str,
+        errors: &[Problem],
+        placed_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO requests (id, status, title, source_json, priority, mode,
+                     question_count, placed_at, ingested_at)
+                 VALUES (?1, 'pending', ?2, '{}', 1, 'interactive', 0, ?3, ?4)",
+            )?
+            .execute(params![
+                id,
+                format!("(invalid request {id})"),
+                ms(placed_at),
+                ms(now)
+            ])?;
+        self.log(
+            Some(id),
+            "rejected",
+            &serde_json::json!({ "errors": errors }),
+            now,
+        )
+    }
+
+    /// Records an outcome for a pending request. Returns false, changing nothing, when the
+    /// request is unknown or already settled or cancelled: outcomes are recorded once.
+    pub fn record_outcome(
+        &mut self,
+        outcome: &Outcome,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE requests SET status = ?2, settled_at = ?3 WHERE id = ?1 AND status = 'pending'",
+            )?
+            .execute(params![outcome.id, outcome.status.as_str(), ms(now)])?;
+        if changed == 0 {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO outcomes
+                     (request_id, status, answered_by, answered_at, instance, outcome_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                outcome.id,
+                outcome.status.as_str(),
+                outcome.answered_by,
+                outcome.answered_at.to_rfc3339(),
+                outcome.instance,
+                serde_json::to_string(outcome).expect("outcomes serialise"),
+            ])?;
+        // "rejected" was logged with the errors at ingest; the rest are logged here with who.
+        if outcome.status != OutcomeStatus::Rejected {
+            let detail = serde_json::json!({
+                "answered_by": outcome.answered_by,
+                "instance": outcome.instance,
+                "reason": outcome.reason,
+            });
+            self.log(Some(&outcome.id), outcome.status.as_str(), &detail, now)?;
+        }
+        Ok(true)
+    }
+
+    /// Marks a pending request cancelled by its asker. False if it was not pending.
+    pub fn mark_cancelled(
+        &mut self,
+        id: &str,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE requests SET status = 'cancelled', settled_at = ?2
+                 WHERE id = ?1 AND status = 'pending'",
+            )?
+            .execute(params![id, ms(now)])?;
+        if changed > 0 {
+            self.log(
+                Some(id),
+                "cancelled",
+                &serde_json::json!({ "reason": reason }),
+                now,
+            )?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Pending requests the operator has not been told about yet.
+    pub fn take_unnotified(
+        &mut self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<RequestSummary>, StoreError> {
+        let rows = self.summaries(
+            "WHERE r.status = 'pending' AND r.notified = 0 AND r.request_json IS NOT NULL
+             ORDER BY r.priority DESC, r.placed_at",
+            [],
+        )?;
+        let mut mark = self
+            .conn
+            .prepare_cached("UPDATE requests SET notified = 1 WHERE id = ?1")?;
+        for row in &rows {
+            mark.execute([&row.id])?;
+        }
+        drop(mark);
+        if !rows.is_empty() {
+            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+            self.log(None, "notified", &serde_json::json!({ "ids": ids }), now)?;
+        }
+        Ok(rows)
+    }
+
+    /// Pending requests, most urgent first, then oldest first.
+    pub fn pending(&self) -> Result<Vec<RequestSummary>, StoreError> {
+        self.summaries(
+            "WHERE r.status = 'pending' ORDER BY r.priority DESC, r.placed_at",
+            [],
+        )
+    }
+
+    /// Settled and cancelled requests, newest first.
+    pub fn history(&self, limit: usize) -> Result<Vec<RequestSummary>, StoreError> {
+        self.summaries(
+            "WHERE r.status != 'pending' ORDER BY r.settled_at DESC LIMIT ?1",
+            [limit as i64],
+        )
+    }
+
+    fn summaries<P: rusqlite::Params>(
+        &self,
+        tail: &str,
+        params: P,
+    ) -> Result<Vec<RequestSummary>, StoreError> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id {tail}"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params, summary_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn detail(&self, id: &str) -> Result<Option<RequestDetail>, StoreError> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json
+             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.id = ?1"
+        );
+        let row = self
+            .conn
+            .query_row(&sql, [id], |r| {
+                Ok((
+                    summary_from_row(r)?,
+                    r.get::<_, Option<String>>(10)?,
+                    r.get::<_, Option<String>>(11)?,
+                ))
+            })
+            .optional()?;
+        let Some((summary, request_json, outcome_json)) = row else {
+            return Ok(None);
+        };
+        let corrupt = |message: String| StoreError::Corrupt {
+            id: id.to_owned(),
+            message,
+        };
+        let request = request_json
+            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+            .transpose()?;
+        let outcome = outcome_json
+            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+            .transpose()?;
+        Ok(Some(RequestDetail {
+            summary,
+            request,
+            outcome,
+        }))
+    }
+
+    /// Pending requests with their normalised form and placement time, for policies; only
+    /// those whose deadline has passed when `due_by` is given.
+    pub fn pending_requests(
+        &self,
+        due_by: Option<DateTime<Utc>>,
+    ) -> Result<Vec<(Request, DateTime<Utc>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, request_json, placed_at FROM requests
+             WHERE status = 'pending' AND request_json IS NOT NULL
+               AND (?1 IS NULL OR deadline <= ?1)",
+        )?;
+        let rows = stmt.query_map([due_by.map(ms)], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, json, placed_at) = row?;
+            let request = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                id,
+                message: e.to_string(),
+            })?;
+            out.push((request, from_ms(placed_at)));
+        }
+        Ok(out)
+    }
+
+    /// The earliest deadline among pending requests.
+    pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let next: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT MIN(deadline) FROM requests WHERE status = 'pending'")?
+            .query_row([], |r| r.get(0))?;
+        Ok(next.map(from_ms))
+    }
+
+    /// Remembers a spool problem; true the first time this path is seen with this reason.
+    pub fn record_problem(
+        &mut self,
+        path: &str,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let existing: Option<String> = self
+            .conn
+            .prepare_cached("SELECT reason FROM problems WHERE path = ?1")?
+            .query_row([path], |r| r.get(0))
+            .optional()?;
+        if existing.as_deref() == Some(reason) {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO problems (path, reason, first_seen) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![path, reason, ms(now)])?;
+        self.log(
+            None,
+            "problem",
+            &serde_json::json!({ "path": path, "reason": reason }),
+            now,
+        )?;
+        Ok(true)
+    }
+
+    /// Spool problems seen, newest first.
+    pub fn problems(&self) -> Result<Vec<(String, String, DateTime<Utc>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path, reason, first_seen FROM problems ORDER BY first_seen DESC",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, from_ms(r.get(2)?))))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The event log of one request, oldest first.
+    pub fn events_of(&self, id: &str) -> Result<Vec<LoggedEvent>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT at, request_id, kind, detail FROM events WHERE request_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(LoggedEvent {
+                at: from_ms(r.get(0)?),
+                request_id: r.get(1)?,
+                kind: r.get(2)?,
+                detail: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn log(
+        &mut self,
+        id: Option<&str>,
+        kind: &str,
+        detail: &serde_json::Value,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO events (at, request_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![ms(now), id, kind, detail.to_string()])?;
+        Ok(())
+    }
+}
+
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
+    let status: String = r.get(1)?;
+    let source_json: String = r.get(3)?;
+    Ok(RequestSummary {
+        id: r.get(0)?,
+        state: State::parse(&status).unwrap_or(State::Pending),
+        title: r.get(2)?,
+        source: serde_json::from_str(&source_json).unwrap_or_default(),
+        priority: priority_of(r.get(4)?),
+        question_count: r.get::<_, i64>(5)? as usize,
+        placed_at: from_ms(r.get(6)?),
+        deadline: r.get::<_, Option<i64>>(7)?.map(from_ms),
+        settled_at: r.get::<_, Option<i64>>(8)?.map(from_ms),
+        answered_by: r.get(9)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inbox_protocol::parse_request;
+
+    fn sample(id: &str) -> Request {
+        let body = format!(
+            r#"{{"inbox": 1, "id": "{id}", "title": "Deploy", "timeout_seconds": 60,
+                "questions": [{{"id": "go", "question": "Ship?", "type": "confirm"}}]}}"#
+        );
+        parse_request(body.as_bytes(), Some(id)).unwrap()
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn outcomes_are_recorded_once_and_logged() {
+        let mut store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        store.insert_pending("r1", &sample("r1"), now, now).unwrap();
+        assert_eq!(store.known().unwrap().get("r1"), Some(&true));
+        assert_eq!(
+            store.next_deadline().unwrap().map(|d| d.timestamp_millis()),
+            Some(now.timestamp_millis() + 60_000)
+        );
+
+        let outcome = Outcome::new("r1", OutcomeStatus::Answered, "operator:ann", "h/i", now);
+        assert!(store.record_outcome(&outcome, now).unwrap());
+        assert!(
+            !store.record_outcome(&outcome, now).unwrap(),
+            "second record is a no-op"
+        );
+        assert!(!store.mark_cancelled("r1", "late", now).unwrap());
+
+        let detail = store.detail("r1").unwrap().unwrap();
+        assert_eq!(
+            detail.summary.state,
+            State::Settled(OutcomeStatus::Answered)
+        );
+        assert_eq!(detail.summary.answered_by.as_deref(), Some("operator:ann"));
+        assert_eq!(detail.outcome.unwrap().answered_by, "operator:ann");
+        let kinds: Vec<String> = store
+            .events_of("r1")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(kinds, ["ingested", "answered"]);
+        assert!(store.pending().unwrap().is_empty());
+        assert_eq!(store.history(10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn notifications_are_taken_once() {
+        let mut store = Store::open_in_memory().unwrap();
+        let now = Utc::now();
+        store.insert_pending("a", &sample("a"), now, now).unwrap();
+        assert_eq!(store.take_unnotified(now).unwrap().len(), 1);
+        assert!(store.take_unnotified(now).unwrap().is_empty());
+    }
+
+    #[test]
+    fn instance_id_is_stable() {
+        let store = Store::open_in_memory().unwrap();
+        assert_eq!(store.instance_id().unwrap(), store.instance_id().unwrap());
+    }
+}
