@@ -1,0 +1,548 @@
+//! The engine against a real spool directory and a real SQLite file.
+
+use std::fs;
+use std::time::Duration;
+
+use chrono::Utc;
+use crossbeam_channel::{Receiver, Sender};
+use inbox_engine::spool::Area;
+use inbox_engine::{Engine, Event, SettleError, Spool, State, Store, WatchOptions};
+use inbox_protocol::{Outcome, OutcomeStatus};
+use serde_json::{json, Map, Value};
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    spool: Spool,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path().join("spool")).unwrap();
+        Fixture { dir, spool }
+    }
+
+    fn engine(&self) -> (Engine, Receiver<Event>) {
+        self.engine_with_db("inbox.sqlite3")
+    }
+
+    fn engine_with_db(&self, name: &str) -> (Engine, Receiver<Event>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let store = Store::open(&self.dir.path().join(name)).unwrap();
+        (
+            Engine::new(self.spool.clone(), store)
+                .unwrap()
+                .with_events(tx),
+            rx,
+        )
+    }
+
+    /// Places a file the way a careless asker might: written directly in questions/.
+    fn drop_raw(&self, name: &str, bytes: &[u8]) {
+        fs::write(self.spool.dir(Area::Questions).join(name), bytes).unwrap();
+    }
+
+    fn outcome(&self, id: &str) -> Outcome {
+        Outcome::from_file_bytes(&self.spool.read(Area::Answers, id).unwrap()).unwrap()
+    }
+}
+
+fn confirm_request(id: &str, extra: Value) -> Vec<u8> {
+    let mut body = json!({"inbox": 1, "id": id, "title": "Deploy",
+        "questions": [{"id": "go", "question": "Ship it?", "type": "confirm"}]});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    body.to_string().into_bytes()
+}
+
+fn answers(value: Value) -> Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+fn drain(events: &Receiver<Event>) -> Vec<Event> {
+    events.try_iter().collect()
+}
+
+#[test]
+fn a_request_is_ingested_answered_once_and_recorded() {
+    let fx = Fixture::new();
+    fx.spool
+        .place_request("r1", &confirm_request("r1", json!({})))
+        .unwrap();
+    let (mut engine, events) = fx.engine();
+    engine.sync().unwrap();
+    assert!(matches!(&drain(&events)[..], [Event::Ingested { id, .. }] if id == "r1"));
+
+    let outcome = engine
+        .answer("r1", &answers(json!({"go": true})), "operator:ann")
+        .unwrap();
+    assert_eq!(outcome.status, OutcomeStatus::Answered);
+    let on_disk = fx.outcome("r1");
+    assert_eq!(on_disk.answers["go"], json!(true));
+    assert_eq!(on_disk.answered_by, "operator:ann");
+    assert_eq!(
+        on_disk.request_sha256.as_deref(),
+        Some(inbox_protocol::sha256_hex(&confirm_request("r1", json!({}))).as_str())
+    );
+    assert!(matches!(
+        &drain(&events)[..],
+        [Event::Settled {
+            status: OutcomeStatus::Answered,
+            ..
+        }]
+    ));
+
+    match engine.answer("r1", &answers(json!({"go": false})), "operator:bob") {
+        Err(SettleError::AlreadySettled(first)) => assert_eq!(first.answered_by, "operator:ann"),
+        other => panic!("expected AlreadySettled, got {other:?}"),
+    }
+    assert_eq!(
+        fx.outcome("r1").answers["go"],
+        json!(true),
+        "the first outcome stands"
+    );
+    let kinds: Vec<String> = engine
+        .store()
+        .events_of("r1")
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["ingested", "answered"]);
+}
+
+#[test]
+fn invalid_answers_write_nothing() {
+    let fx = Fixture::new();
+    fx.spool
+        .place_request("r1", &confirm_request("r1", json!({})))
+        .unwrap();
+    let (mut engine, _events) = fx.engine();
+    match engine.answer(
+        "r1",
+        &answers(json!({"go": "maybe", "nope": 1})),
+        "operator:ann",
+    ) {
+        Err(SettleError::Invalid(problems)) => assert_eq!(problems.len(), 2, "{problems:?}"),
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+    assert!(!fx.spool.exists(Area::Answers, "r1"));
+    assert_eq!(engine.store().state("r1").unwrap(), Some(State::Pending));
+}
+
+#[test]
+fn malformed_requests_get_rejected_outcomes_and_the_engine_goes_on() {
+    let fx = Fixture::new();
+    let deep = "[".repeat(100);
+    let cases: &[(&str, &[u8])] = &[
+        ("not-json", b"{nope"),
+        ("not-utf8", b"\xff\xfe"),
+        ("empty", b""),
+        ("too-deep", deep.as_bytes()),
+        ("wrong-types", br#"{"inbox": 1, "questions": [{"question": 1, "type": "confirm"}]}"#),
+        ("unknown-type", br#"[{"question": "x", "type": "dropdown"}]"#),
+        ("no-options", br#"[{"question": "x", "type": "choice"}]"#),
+        ("bad-default", br#"[{"question": "x", "type": "choice", "options": ["a"], "default": "b"}]"#),
+        ("dup-ids", br#"[{"id": "a", "question": "x", "type": "confirm"}, {"id": "a", "question": "y", "type": "confirm"}]"#),
+        ("bad-pattern", br#"[{"question": "x", "type": "text", "pattern": "("}]"#),
+        ("id-mismatch", br#"{"inbox": 1, "id": "other", "questions": [{"question": "x", "type": "confirm"}]}"#),
+        ("empty-batch", br#"{"inbox": 1, "questions": []}"#),
+    ];
+    for (id, bytes) in cases {
+        fx.drop_raw(&format!("{id}.json"), bytes);
+    }
+    fx.drop_raw("oversized.json", &vec![b' '; 1024 * 1024 + 10]);
+    fx.spool
+        .place_request("good", &confirm_request("good", json!({})))
+        .unwrap();
+
+    let (mut engine, events) = fx.engine();
+    engine.sync().unwrap();
+    for id in cases.iter().map(|(id, _)| *id).chain(["oversized"]) {
+        let outcome = fx.outcome(id);
+        assert_eq!(outcome.status, OutcomeStatus::Rejected, "{id}");
+        let errors = outcome.errors.unwrap_or_default();
+        assert!(!errors.is_empty(), "{id} has errors");
+        assert_eq!(outcome.answered_by, "policy:validation");
+    }
+    assert!(!fx.spool.exists(Area::Answers, "good"));
+    let events = drain(&events);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Rejected { .. }))
+            .count(),
+        cases.len() + 1
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Ingested { .. }))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn files_that_are_not_requests_are_never_read_and_logged_once() {
+    let fx = Fixture::new();
+    let questions = fx.spool.dir(Area::Questions);
+    fs::write(
+        fx.dir.path().join("secret.json"),
+        confirm_request("link", json!({})),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        fx.dir.path().join("secret.json"),
+        questions.join("link.json"),
+    )
+    .unwrap();
+    fs::create_dir(questions.join("dir.json")).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(questions.join("fifo.json"))
+        .status()
+        .unwrap()
+        .success());
+    fx.drop_raw("not an id.json", b"[]");
+    fx.drop_raw("README.txt", b"hello");
+
+    let (mut engine, events) = fx.engine();
+    engine.sync().unwrap();
+    engine.sync().unwrap();
+    let problems: Vec<Event> = drain(&events);
+    assert_eq!(problems.len(), 5, "{problems:?}");
+    assert!(problems.iter().all(|e| matches!(e, Event::Problem { .. })));
+    for id in ["link", "dir", "fifo"] {
+        assert!(
+            !fx.spool.exists(Area::Answers, id),
+            "{id} must not get an outcome"
+        );
+    }
+    assert_eq!(engine.store().problems().unwrap().len(), 5);
+}
+
+#[test]
+fn autonomous_requests_with_defaults_are_answered_at_once() {
+    let fx = Fixture::new();
+    let auto = br#"{"inbox": 1, "mode": "autonomous", "questions": [
+        {"id": "prune", "question": "Prune?", "type": "confirm", "default": true},
+        {"id": "keep", "question": "Keep?", "type": "choice", "options": ["7d", "30d"], "default": "30d", "required": false}]}"#;
+    fx.spool.place_request("auto", auto).unwrap();
+    fx.spool
+        .place_request(
+            "blocked",
+            &confirm_request("blocked", json!({"mode": "autonomous"})),
+        )
+        .unwrap();
+    let (mut engine, _events) = fx.engine();
+    engine.sync().unwrap();
+    let fresh = engine.take_fresh();
+    engine.apply_autonomous(&fresh).unwrap();
+
+    let outcome = fx.outcome("auto");
+    assert_eq!(outcome.status, OutcomeStatus::Defaulted);
+    assert_eq!(outcome.answered_by, "policy:autonomous");
+    assert_eq!(outcome.answers["keep"], json!("30d"));
+    assert_eq!(outcome.defaulted, ["prune", "keep"]);
+    assert!(
+        !fx.spool.exists(Area::Answers, "blocked"),
+        "a required question without default waits"
+    );
+}
+
+#[test]
+fn expiry_defaults_or_expires() {
+    let fx = Fixture::new();
+    let past = "2020-01-01T00:00:00Z";
+    fx.spool
+        .place_request(
+            "no-default",
+            &confirm_request("no-default", json!({"expires_at": past})),
+        )
+        .unwrap();
+    let with_default = json!({"inbox": 1, "expires_at": past,
+        "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": false}]});
+    fx.spool
+        .place_request("with-default", with_default.to_string().as_bytes())
+        .unwrap();
+    fx.spool
+        .place_request(
+            "later",
+            &confirm_request("later", json!({"timeout_seconds": 3600})),
+        )
+        .unwrap();
+    let (mut engine, _events) = fx.engine();
+    engine.sync().unwrap();
+    engine.expire_due(Utc::now()).unwrap();
+
+    let expired = fx.outcome("no-default");
+    assert_eq!(expired.status, OutcomeStatus::Expired);
+    assert_eq!(expired.answered_by, "policy:expiry");
+    assert_eq!(fx.outcome("with-default").status, OutcomeStatus::Defaulted);
+    assert!(!fx.spool.exists(Area::Answers, "later"));
+    let next = engine.next_deadline().unwrap().unwrap();
+    assert!(next > Utc::now() + chrono::TimeDelta::minutes(59));
+}
+
+#[test]
+fn decline_needs_a_reason_and_cancel_withdraws() {
+    let fx = Fixture::new();
+    fx.spool
+        .place_request("d", &confirm_request("d", json!({})))
+        .unwrap();
+    fx.spool
+        .place_request("c", &confirm_request("c", json!({})))
+        .unwrap();
+    let (mut engine, _events) = fx.engine();
+    assert!(matches!(
+        engine.decline("d", "  ", "operator:ann"),
+        Err(SettleError::Invalid(_))
+    ));
+    let declined = engine
+        .decline("d", "not during the freeze", "operator:ann")
+        .unwrap();
+    assert_eq!(declined.status, OutcomeStatus::Declined);
+    assert_eq!(
+        fx.outcome("d").reason.as_deref(),
+        Some("not during the freeze")
+    );
+
+    engine.cancel("c", "superseded").unwrap();
+    assert_eq!(engine.store().state("c").unwrap(), Some(State::Cancelled));
+    assert!(matches!(
+        engine.answer("c", &answers(json!({"go": true})), "operator:ann"),
+        Err(SettleError::Cancelled(_))
+    ));
+    assert!(matches!(
+        engine.cancel("d", "late"),
+        Err(SettleError::AlreadySettled(_))
+    ));
+    assert!(matches!(
+        engine.answer("nope", &answers(json!({})), "operator:ann"),
+        Err(SettleError::NotFound(_))
+    ));
+}
+
+#[test]
+fn a_lost_database_is_rebuilt_from_the_spool() {
+    let fx = Fixture::new();
+    for id in ["a", "b", "c"] {
+        fx.spool
+            .place_request(id, &confirm_request(id, json!({})))
+            .unwrap();
+    }
+    {
+        let (mut engine, _events) = fx.engine();
+        engine
+            .answer("a", &answers(json!({"go": true})), "operator:ann")
+            .unwrap();
+        engine.cancel("b", "").unwrap();
+    }
+    let (mut rebuilt, _events) = fx.engine_with_db("new.sqlite3");
+    rebuilt.sync().unwrap();
+    let store = rebuilt.store();
+    assert_eq!(
+        store.state("a").unwrap(),
+        Some(State::Settled(OutcomeStatus::Answered))
+    );
+    assert_eq!(store.state("b").unwrap(), Some(State::Cancelled));
+    assert_eq!(store.state("c").unwrap(), Some(State::Pending));
+    assert_eq!(
+        store
+            .detail("a")
+            .unwrap()
+            .unwrap()
+            .summary
+            .answered_by
+            .as_deref(),
+        Some("operator:ann")
+    );
+}
+
+#[test]
+fn two_engines_on_one_spool_settle_each_request_once() {
+    let fx = Fixture::new();
+    let auto = br#"{"inbox": 1, "mode": "autonomous", "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": true}]}"#;
+    for i in 0..20 {
+        fx.spool.place_request(&format!("r{i}"), auto).unwrap();
+    }
+    let (mut first, first_events) = fx.engine_with_db("one.sqlite3");
+    let (mut second, second_events) = fx.engine_with_db("two.sqlite3");
+    std::thread::scope(|scope| {
+        for engine in [&mut first, &mut second] {
+            scope.spawn(move || {
+                engine.sync().unwrap();
+                let fresh = engine.take_fresh();
+                engine.apply_autonomous(&fresh).unwrap();
+            });
+        }
+    });
+    let settled = |events: &Receiver<Event>| {
+        drain(events)
+            .into_iter()
+            .filter(|e| matches!(e, Event::Settled { .. }))
+            .count()
+    };
+    // Each engine records all 20 outcomes, whichever instance wrote them.
+    assert_eq!(settled(&first_events), 20);
+    assert_eq!(settled(&second_events), 20);
+    let instances: std::collections::HashSet<String> = (0..20)
+        .map(|i| fx.outcome(&format!("r{i}")).instance)
+        .collect();
+    assert!(!instances.is_empty() && instances.len() <= 2);
+    assert_eq!(fs::read_dir(fx.spool.tmp_dir()).unwrap().count(), 0);
+}
+
+/// Runs the engine loop on a thread; returns its events and a handle to stop it.
+fn run_loop(
+    fx: &Fixture,
+    options: WatchOptions,
+) -> (Receiver<Event>, Sender<()>, std::thread::JoinHandle<()>) {
+    let (mut engine, events) = fx.engine();
+    let (stop, shutdown) = crossbeam_channel::bounded(1);
+    let handle =
+        std::thread::spawn(move || inbox_engine::run(&mut engine, &options, &shutdown).unwrap());
+    (events, stop, handle)
+}
+
+fn wait_for(events: &Receiver<Event>, what: impl Fn(&Event) -> bool) -> Event {
+    loop {
+        match events.recv_timeout(Duration::from_secs(20)) {
+            Ok(event) if what(&event) => return event,
+            Ok(_) => continue,
+            Err(_) => panic!("the awaited event never came"),
+        }
+    }
+}
+
+fn place_by_rename(spool: &Spool, id: &str, bytes: &[u8]) {
+    let tmp = spool.tmp_dir().join(format!("{id}.partial"));
+    fs::write(&tmp, bytes).unwrap();
+    fs::rename(&tmp, spool.dir(Area::Questions).join(format!("{id}.json"))).unwrap();
+}
+
+fn loop_picks_up_requests_outcomes_and_cancels(options: WatchOptions) {
+    let fx = Fixture::new();
+    let (events, stop, handle) = run_loop(&fx, options);
+    wait_for(&events, |e| matches!(e, Event::Ready { pending: 0 }));
+
+    place_by_rename(&fx.spool, "live", &confirm_request("live", json!({})));
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "live"),
+    );
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Notified { ids } if ids == &["live".to_owned()]),
+    );
+
+    // Another process (the CLI) answers: the loop records it.
+    let (mut cli, _cli_events) = fx.engine_with_db("cli.sqlite3");
+    cli.answer("live", &answers(json!({"go": true})), "operator:ann")
+        .unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && answered_by == "operator:ann"),
+    );
+
+    place_by_rename(
+        &fx.spool,
+        "withdrawn",
+        &confirm_request("withdrawn", json!({})),
+    );
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "withdrawn"),
+    );
+    fx.spool
+        .place_tombstone("withdrawn", "no longer needed")
+        .unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Cancelled { id } if id == "withdrawn"),
+    );
+
+    let auto = br#"{"inbox": 1, "mode": "autonomous", "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": true}]}"#;
+    place_by_rename(&fx.spool, "auto", auto);
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, status: OutcomeStatus::Defaulted, .. } if id == "auto"),
+    );
+
+    fx.drop_raw("bad name.json", b"[]");
+    wait_for(&events, |e| matches!(e, Event::Problem { .. }));
+
+    stop.send(()).unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn the_loop_reacts_to_events() {
+    loop_picks_up_requests_outcomes_and_cancels(WatchOptions::default());
+}
+
+#[test]
+fn the_loop_works_by_polling() {
+    loop_picks_up_requests_outcomes_and_cancels(WatchOptions {
+        poll: true,
+        poll_interval: Duration::from_millis(100),
+        ..WatchOptions::default()
+    });
+}
+
+#[test]
+fn the_loop_expires_requests_on_time() {
+    let fx = Fixture::new();
+    let (events, stop, handle) = run_loop(&fx, WatchOptions::default());
+    wait_for(&events, |e| matches!(e, Event::Ready { .. }));
+    place_by_rename(
+        &fx.spool,
+        "short",
+        &confirm_request("short", json!({"timeout_seconds": 1})),
+    );
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, status: OutcomeStatus::Expired, .. } if id == "short"),
+    );
+    stop.send(()).unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn waiting_askers_wake_on_outcome_or_cancel() {
+    let fx = Fixture::new();
+    let spool = fx.spool.clone();
+    let waiter = std::thread::spawn(move || {
+        inbox_engine::wait::wait_for_outcome(&spool, "w", Some(Duration::from_secs(20)))
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let outcome = Outcome::new(
+        "w",
+        OutcomeStatus::Answered,
+        "operator:ann",
+        "h/i",
+        Utc::now(),
+    );
+    fx.spool
+        .write_outcome("w", &outcome.to_file_bytes())
+        .unwrap();
+    assert_eq!(
+        waiter.join().unwrap().unwrap(),
+        inbox_engine::wait::Waited::Settled(outcome)
+    );
+
+    let spool = fx.spool.clone();
+    let waiter =
+        std::thread::spawn(move || inbox_engine::wait::wait_for_outcome(&spool, "c", None));
+    fx.spool.place_tombstone("c", "").unwrap();
+    assert_eq!(
+        waiter.join().unwrap().unwrap(),
+        inbox_engine::wait::Waited::Cancelled
+    );
+
+    let timed_out =
+        inbox_engine::wait::wait_for_outcome(&fx.spool, "never", Some(Duration::from_millis(50)))
+            .unwrap();
+    assert_eq!(timed_out, inbox_engine::wait::Waited::TimedOut);
+}
