@@ -6,7 +6,7 @@
 //! thread of its own, and that thread coalesces a burst into one summary instead of hundreds
 //! of bubbles.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use inbox_protocol::Priority;
@@ -30,8 +30,10 @@ pub struct DesktopNotifier {
     queue: Sender<Vec<RequestSummary>>,
 }
 
-/// Gap after a notification during which new requests are gathered into one summary.
-const COALESCE_WINDOW: Duration = Duration::from_millis(1500);
+/// How long after a new request its siblings of the same burst are gathered.
+const GATHER: Duration = Duration::from_millis(250);
+/// Least time between two notifications: what arrives meanwhile becomes one summary.
+const MIN_GAP: Duration = Duration::from_millis(1500);
 
 impl DesktopNotifier {
     /// Starts the notification thread. `app_name` is shown by the notification daemon.
@@ -119,14 +121,20 @@ pub fn compose(requests: &[RequestSummary]) -> Option<Notice> {
 }
 
 fn notification_loop(app_name: &'static str, inbox: Receiver<Vec<RequestSummary>>) {
+    let mut last_sent: Option<Instant> = None;
     while let Ok(mut batch) = inbox.recv() {
-        // Gather whatever else arrives right behind the first request, so a burst of
-        // hundreds of files gives one bubble.
-        while let Ok(more) = inbox.recv_timeout(COALESCE_WINDOW) {
+        // Gather what arrives right behind the first request, and hold back while the last
+        // bubble is fresh, so a burst of hundreds of files gives one summary.
+        let mut until = Instant::now() + GATHER;
+        if let Some(last) = last_sent {
+            until = until.max(last + MIN_GAP);
+        }
+        while let Ok(more) = inbox.recv_deadline(until) {
             batch.extend(more);
         }
         if let Some(notice) = compose(&batch) {
             send(app_name, &notice);
+            last_sent = Some(Instant::now());
         }
     }
 }

@@ -1,0 +1,106 @@
+//! Request and outcome bodies, and how a benchmark drops them into a spool the way an asker
+//! does: write the whole file somewhere unwatched, then `rename` it into place.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use inbox_protocol::{parse_request, Outcome, OutcomeStatus};
+
+/// A distinct, valid request id.
+pub fn id(prefix: &str, n: usize) -> String {
+    format!("{prefix}-{n:06}")
+}
+
+/// A small interactive request in the envelope dialect (about 450 bytes, like the samples in
+/// the design examples): one choice question and one confirm, no deadline.
+pub fn interactive_request(id: &str) -> Vec<u8> {
+    format!(
+        r#"{{
+  "inbox": 1,
+  "id": "{id}",
+  "title": "Deploy build {id}",
+  "source": {{"app": "bench", "run": "run-{id}", "tool": "deploy"}},
+  "priority": "normal",
+  "questions": [
+    {{"id": "target", "question": "Which environment should this deploy to?", "type": "choice",
+      "options": ["staging", "production"], "default": "staging"}},
+    {{"id": "migrate", "question": "Run the database migrations first?", "type": "confirm"}}
+  ]
+}}
+"#
+    )
+    .into_bytes()
+}
+
+/// An autonomous request whose every question has a default: the engine answers it at once.
+pub fn autonomous_request(id: &str) -> Vec<u8> {
+    format!(
+        r#"{{
+  "inbox": 1,
+  "id": "{id}",
+  "title": "Nightly cleanup {id}",
+  "source": {{"app": "bench", "run": "run-{id}", "tool": "cleanup"}},
+  "mode": "autonomous",
+  "timeout_seconds": 900,
+  "questions": [
+    {{"id": "prune", "question": "Prune merged branches?", "type": "confirm", "default": true}},
+    {{"id": "retention", "question": "Keep build artifacts for how long?", "type": "choice",
+      "options": ["7 days", "30 days", "90 days"], "default": "30 days", "required": false}}
+  ]
+}}
+"#
+    )
+    .into_bytes()
+}
+
+/// An operator's outcome for a request, as `answer-inbox answer` would write it.
+pub fn answered_outcome(id: &str) -> Vec<u8> {
+    Outcome::new(
+        id,
+        OutcomeStatus::Answered,
+        "operator:bench",
+        "bench/0000000000",
+        Utc::now(),
+    )
+    .with_reason("benchmark fixture")
+    .to_file_bytes()
+}
+
+/// Fails early if a fixture would not be ingested as a valid request.
+pub fn check_fixtures() -> anyhow::Result<()> {
+    for (name, body) in [
+        ("interactive", interactive_request("check-1")),
+        ("autonomous", autonomous_request("check-1")),
+    ] {
+        if let Err(errors) = parse_request(&body, Some("check-1")) {
+            anyhow::bail!("the {name} fixture is not a valid request: {errors:?}");
+        }
+    }
+    Ok(())
+}
+
+/// A file written in an unwatched directory, ready to be renamed into place.
+pub struct Staged {
+    pub from: PathBuf,
+    pub to: PathBuf,
+}
+
+impl Staged {
+    /// Writes `bytes` to `tmp_dir/<file name>.staged`, to be renamed to `target`.
+    pub fn write(tmp_dir: &Path, target: PathBuf, bytes: &[u8]) -> anyhow::Result<Staged> {
+        let name = target
+            .file_name()
+            .ok_or_else(|| anyhow::anyhow!("no file name in {}", target.display()))?;
+        let mut from = tmp_dir.join(name);
+        from.as_mut_os_string().push(".staged");
+        fs::write(&from, bytes)?;
+        Ok(Staged { from, to: target })
+    }
+
+    /// The moment of placement: one `rename` into the watched directory.
+    pub fn place(&self) -> anyhow::Result<()> {
+        fs::rename(&self.from, &self.to)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,198 @@
+//! The two things every side-by-side needs: the engine's loop running on a thread, and a
+//! bare `notify` watcher (the baseline: the fastest any watcher-based inbox could react).
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use inbox_engine::{Engine, Event, Spool, Store, WatchOptions};
+use notify::{RecursiveMode, Watcher};
+
+/// How long any single expected event may take before the benchmark gives up.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// `inbox_engine::run` on its own thread, as `answer-inbox watch` runs it.
+pub struct RunningEngine {
+    pub spool: Spool,
+    pub events: Receiver<Event>,
+    /// From spawning the thread (store opening included) to `Event::Ready`.
+    pub time_to_ready: Duration,
+    /// Events the start-up scan emitted before `Ready` (ingests, settlements, ...).
+    pub events_before_ready: usize,
+    shutdown: Option<Sender<()>>,
+    thread: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl RunningEngine {
+    /// Opens the spool at `spool_dir` and the database at `db`, starts the loop with
+    /// `WatchOptions::default()` and returns once it is ready.
+    pub fn start(spool_dir: &Path, db: &Path) -> anyhow::Result<RunningEngine> {
+        let spool = Spool::open(spool_dir)?;
+        let (event_tx, events) = crossbeam_channel::unbounded();
+        let (shutdown, shutdown_rx) = crossbeam_channel::bounded::<()>(1);
+        let (spool_dir, db) = (spool_dir.to_owned(), db.to_owned());
+        let started = Instant::now();
+        let thread = std::thread::Builder::new()
+            .name("engine".into())
+            .spawn(move || -> anyhow::Result<()> {
+                let store = Store::open(&db)?;
+                let mut engine = Engine::new(Spool::open(spool_dir)?, store)?.with_events(event_tx);
+                inbox_engine::run(&mut engine, &WatchOptions::default(), &shutdown_rx)?;
+                Ok(())
+            })?;
+        let mut running = RunningEngine {
+            spool,
+            events,
+            time_to_ready: Duration::ZERO,
+            events_before_ready: 0,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        };
+        loop {
+            match running.next_event()? {
+                Event::Ready { .. } => break,
+                other => {
+                    check_not_broken(&other)?;
+                    running.events_before_ready += 1;
+                }
+            }
+        }
+        running.time_to_ready = started.elapsed();
+        Ok(running)
+    }
+
+    /// The next event, within [`PATIENCE`].
+    pub fn next_event(&mut self) -> anyhow::Result<Event> {
+        match self.events.recv_timeout(PATIENCE) {
+            Ok(event) => Ok(event),
+            Err(RecvTimeoutError::Timeout) => bail!("no engine event within {PATIENCE:?}"),
+            Err(RecvTimeoutError::Disconnected) => {
+                let ended = self.shutdown_and_join();
+                bail!("the engine loop stopped early: {ended:?}")
+            }
+        }
+    }
+
+    /// Waits for the first event matching `wanted` (dropping the others) and returns when it
+    /// was received. A problem or a rejection is a broken benchmark, not a result.
+    pub fn wait_for(&mut self, wanted: impl Fn(&Event) -> bool) -> anyhow::Result<Instant> {
+        loop {
+            let event = self.next_event()?;
+            if wanted(&event) {
+                return Ok(Instant::now());
+            }
+            check_not_broken(&event)?;
+        }
+    }
+
+    /// Stops the loop and reports how it ended.
+    pub fn stop(mut self) -> anyhow::Result<()> {
+        self.shutdown_and_join()
+    }
+
+    fn shutdown_and_join(&mut self) -> anyhow::Result<()> {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| anyhow!("the engine thread panicked"))?
+                .context("the engine loop failed"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for RunningEngine {
+    fn drop(&mut self) {
+        let _ = self.shutdown_and_join();
+    }
+}
+
+/// Fails on events that mean the benchmark's own input was wrong.
+pub fn check_not_broken(event: &Event) -> anyhow::Result<()> {
+    match event {
+        Event::Problem { path, reason } => {
+            bail!("the engine reported a problem: {}: {reason}", path.display())
+        }
+        Event::Rejected { id, errors } => bail!("the engine rejected {id}: {errors:?}"),
+        _ => Ok(()),
+    }
+}
+
+/// A bare `RecommendedWatcher` (inotify on Linux): the baseline. Each event is timestamped
+/// in the watcher's own callback, the earliest moment any code can know of it.
+pub struct BareWatcher {
+    _watcher: notify::RecommendedWatcher,
+    events: Receiver<(Instant, Vec<PathBuf>)>,
+}
+
+impl BareWatcher {
+    pub fn watch(dirs: &[PathBuf]) -> anyhow::Result<BareWatcher> {
+        let (tx, events) = crossbeam_channel::unbounded();
+        let mut watcher =
+            notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+                let at = Instant::now();
+                if let Ok(event) = result {
+                    let _ = tx.send((at, event.paths));
+                }
+            })?;
+        for dir in dirs {
+            watcher.watch(dir, RecursiveMode::NonRecursive)?;
+        }
+        Ok(BareWatcher {
+            _watcher: watcher,
+            events,
+        })
+    }
+
+    /// Waits for an event naming `path` and returns when the watcher delivered it.
+    pub fn wait_for(&self, path: &Path) -> anyhow::Result<Instant> {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            match self.events.recv_deadline(deadline) {
+                Ok((at, paths)) if paths.iter().any(|p| p == path) => return Ok(at),
+                Ok(_) => {}
+                Err(_) => bail!(
+                    "no watcher event for {} within {PATIENCE:?}",
+                    path.display()
+                ),
+            }
+        }
+    }
+
+    /// Drops events already delivered.
+    pub fn drain(&self) {
+        while self.events.try_recv().is_ok() {}
+    }
+}
+
+/// Directories for a benchmark, removed when dropped.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new(label: &str) -> anyhow::Result<Scratch> {
+        Ok(Scratch {
+            dir: tempfile::Builder::new()
+                .prefix(&format!("inbox-bench-{label}-"))
+                .tempdir()?,
+        })
+    }
+
+    pub fn spool_dir(&self) -> PathBuf {
+        self.dir.path().join("spool")
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("inbox.db")
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}

@@ -1,0 +1,252 @@
+//! The command line, as clap derive types. Parsing only: what each command does lives in
+//! `commands/`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The operator's side of a human-in-the-loop gate.
+#[derive(Debug, Parser)]
+#[command(
+    name = "answer-inbox",
+    version,
+    about = "The operator's side of a human-in-the-loop gate: ask, answer and watch requests in a spool directory.",
+    long_about = "The operator's side of a human-in-the-loop gate.\n\n\
+        A pipeline or agent that must not go on alone drops a request file with structured \
+        questions into a spool directory (or runs `answer-inbox ask`). The inbox queues it, \
+        tells the operator, and writes exactly one outcome file back, which the pipeline reads.\n\n\
+        Exit codes: 0 success; 1 failure (invalid input, unknown id, I/O); 2 usage error; \
+        3 the request is already settled (answer, cancel); for `ask --wait`: 10 declined, \
+        11 expired, 12 rejected, 13 cancelled, 124 timed out.",
+    after_help = "The protocol: docs/PROTOCOL.md, or `answer-inbox schema request|outcome`."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub locations: LocationArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where the spool and the database are. Global, so they may follow the subcommand.
+#[derive(Debug, Args)]
+pub struct LocationArgs {
+    /// The spool directory (created when missing) [default: <XDG data dir>/answer-inbox/spool].
+    #[arg(long, global = true, env = "ANSWER_INBOX_DIR", value_name = "DIR")]
+    pub spool: Option<PathBuf>,
+
+    /// The inbox's SQLite database, never inside the spool [default: <XDG data
+    /// dir>/answer-inbox/inbox.sqlite3].
+    #[arg(long, global = true, env = "ANSWER_INBOX_DB", value_name = "FILE")]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Check(CheckArgs),
+    Ask(AskArgs),
+    List(ListArgs),
+    Show(ShowArgs),
+    Answer(AnswerArgs),
+    Cancel(CancelArgs),
+    Watch(WatchArgs),
+    Schema(SchemaArgs),
+    Demo(DemoArgs),
+}
+
+/// Validate request files without placing them.
+#[derive(Debug, Args)]
+#[command(long_about = "Validate request files without placing them.\n\n\
+    Every problem of every file is listed, each with a JSON pointer into the file. A file in a \
+    directory named `questions` (a spool file) must also carry a valid id in its name, and an \
+    `id` in its body must equal that name. Exit 0 when every file is valid, 1 otherwise \
+    (also when a file cannot be read).")]
+pub struct CheckArgs {
+    /// Request files to check; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Print a JSON array of {file, valid, errors: [{pointer, message}]} instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Place a request in the spool and print its id; optionally wait for its outcome.
+#[derive(Debug, Args)]
+#[command(long_about = "Place a request in the spool and print its id.\n\n\
+    The request is validated first; an invalid one is not placed (its problems go to standard \
+    error; exit 1, or 12 with --wait). Its id is the body's `id`, else --id, else a new ULID.\n\n\
+    With --wait, the id goes to standard error and the command blocks until the outcome \
+    arrives, then prints the outcome JSON on standard output and exits: 0 answered or \
+    defaulted, 10 declined, 11 expired, 12 rejected, 13 cancelled by its asker, 124 when \
+    --timeout passed first (the request stays pending).")]
+pub struct AskArgs {
+    /// The request file; `-` reads standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+
+    /// The request id, when the body has none (it must equal the body's `id` if both exist).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Block until the outcome arrives and print it as JSON; the exit code tells the status.
+    #[arg(long)]
+    pub wait: bool,
+
+    /// With --wait: give up after SECS seconds (fractions allowed) and exit 124.
+    #[arg(long, value_name = "SECS", requires = "wait", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+}
+
+/// List pending requests (with --all, settled and cancelled ones too).
+#[derive(Debug, Args)]
+#[command(long_about = "List pending requests, most urgent first, then oldest first.\n\n\
+    The spool is scanned first, so requests placed while no inbox ran are listed too. With \
+    --all, settled and cancelled requests follow, newest first.")]
+pub struct ListArgs {
+    /// Also list settled and cancelled requests.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Print a JSON array of request summaries (each with `id`) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Show one request: its questions, its outcome once settled, and its history.
+#[derive(Debug, Args)]
+#[command(long_about = "Show one request: where it comes from, every question with its id, \
+    type, options and default (what `answer --set QID=VALUE` needs), its outcome once settled, \
+    and the inbox's log of what happened to it. Exit 1 when there is no such request.")]
+pub struct ShowArgs {
+    /// The request id.
+    pub id: String,
+
+    /// Print the request, its outcome and its events as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Answer or decline a request: writes its outcome file (no daemon needed).
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Answer or decline a request. The answers are checked against the request's \
+    questions; the outcome file is written into the spool by this command itself, and the \
+    first outcome written wins.\n\n\
+    Exit 0 written (the outcome JSON goes to standard output); 1 invalid answers (nothing is \
+    written; each problem is named), a malformed --answers/--set, or an unknown request; \
+    3 already settled (says by whom and how) or cancelled by its asker.",
+    after_help = "Examples:\n  \
+        answer-inbox answer deploy-42 --set target=production --set migrate=yes\n  \
+        answer-inbox answer pick-7 --set tags=payments --set tags=frontend\n  \
+        answer-inbox answer deploy-42 --answers '{\"target\": \"staging\", \"migrate\": false}'\n  \
+        answer-inbox answer deploy-42 --decline 'not during the freeze'"
+)]
+#[command(group(clap::ArgGroup::new("response").required(true).args(["answers", "set", "decline"])))]
+pub struct AnswerArgs {
+    /// The request id.
+    pub id: String,
+
+    /// All answers as a JSON object keyed by question id (`@FILE` reads a file, `-` stdin).
+    #[arg(long, value_name = "JSON")]
+    pub answers: Option<String>,
+
+    /// One answer, QID=VALUE; repeatable. Repeat a QID for a multiple choice; yes/no takes
+    /// yes, no, true or false; a choice takes an option (or its label).
+    #[arg(long = "set", value_name = "QID=VALUE")]
+    pub set: Vec<String>,
+
+    /// Refuse the request, giving the asker this reason (outcome status `declined`).
+    #[arg(long, value_name = "REASON")]
+    pub decline: Option<String>,
+
+    /// Who answers: recorded as `operator:NAME` [default: $USER, else "operator"].
+    #[arg(long = "as", value_name = "NAME")]
+    pub operator: Option<String>,
+}
+
+/// Withdraw a pending request (the asker's side): places its cancel tombstone.
+#[derive(Debug, Args)]
+#[command(long_about = "Withdraw a pending request, as its asker: places `cancel/<id>` in the \
+    spool. No outcome is written; `ask --wait` on it exits 13. Exit 0 placed (or already \
+    cancelled); 3 when the request already has an outcome (it stands); 1 unknown id.")]
+pub struct CancelArgs {
+    /// The request id.
+    pub id: String,
+
+    /// Why, stored in the tombstone and shown in the inbox's history.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub reason: String,
+}
+
+/// Run the headless inbox: ingest, policies, notifications, one log line per change.
+#[derive(Debug, Args)]
+#[command(long_about = "Run the headless inbox until SIGINT or SIGTERM: ingest new requests, \
+    write rejected outcomes for invalid ones, apply autonomous mode and expiry, pick up \
+    outcomes and tombstones written by others, and send desktop notifications.\n\n\
+    Each state change is printed on standard output as one line: `<RFC 3339 time> <what \
+    happened>`. Warnings go to standard error (RUST_LOG tunes them).")]
+pub struct WatchArgs {
+    /// Poll the directories instead of using inotify: for NFS, SMB and other network
+    /// filesystems, where change events do not cross machines.
+    #[arg(long)]
+    pub poll: bool,
+
+    /// Do not send desktop notifications.
+    #[arg(long)]
+    pub no_notify: bool,
+}
+
+/// Print the JSON Schema of request or outcome files.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum)]
+    pub which: SchemaKind,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemaKind {
+    /// A request file (all three shapes).
+    Request,
+    /// An outcome file.
+    Outcome,
+}
+
+/// Drop realistic demo requests (both question dialects) into the spool.
+#[derive(Debug, Args)]
+#[command(long_about = "Drop five realistic demo requests into the spool, covering both \
+    question dialects and all three request shapes: a production deploy, an ambiguous spec \
+    pick, a structured batch, an autonomous nightly cleanup (settled at once by a running \
+    inbox) and an approval gate. Ids are fresh on every run; each placed id is printed.")]
+pub struct DemoArgs {}
+
+/// Seconds as a non-negative number, fractions allowed.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("\"{text}\" is not a usable number of seconds"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn seconds_parse() {
+        assert_eq!(parse_seconds("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_seconds("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("soon").is_err());
+    }
+}

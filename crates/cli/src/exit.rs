@@ -1,0 +1,31 @@
+//! The exit codes scripts depend on. Keep them exactly: they are part of the protocol
+//! (docs/PROTOCOL.md, README.md).
+
+use inbox_protocol::OutcomeStatus;
+
+/// Done: answered, defaulted, placed, valid.
+pub const OK: u8 = 0;
+/// Failed: invalid input, an unknown id, an unreadable file or spool.
+pub const FAILURE: u8 = 1;
+/// `answer` / `cancel`: the request already has its outcome (or was cancelled).
+pub const ALREADY_SETTLED: u8 = 3;
+/// `ask --wait`: the operator declined.
+pub const DECLINED: u8 = 10;
+/// `ask --wait`: time ran out and defaults could not answer.
+pub const EXPIRED: u8 = 11;
+/// `ask --wait`: the request was invalid.
+pub const REJECTED: u8 = 12;
+/// `ask --wait`: the asker cancelled the request.
+pub const CANCELLED: u8 = 13;
+/// `ask --wait --timeout`: nothing came in time; the request stays pending.
+pub const TIMED_OUT: u8 = 124;
+
+/// What `ask --wait` exits with for an outcome.
+pub fn for_status(status: OutcomeStatus) -> u8 {
+    match status {
+        OutcomeStatus::Answered | OutcomeStatus::Defaulted => OK,
+        OutcomeStatus::Declined => DECLINED,
+        OutcomeStatus::Expired => EXPIRED,
+        OutcomeStatus::Rejected => REJECTED,
+    }
+}

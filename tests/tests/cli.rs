@@ -1,0 +1,269 @@
+//! The `answer-inbox` command, black-box: files go into a spool, outcomes come out, and the
+//! exit codes scripts depend on hold.
+
+mod util;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use util::{code, eventually, stderr, stdout, Inbox, Running};
+
+const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042", "source": {"app": "planu", "run": "run-7f3a"},
+  "questions": [{"id": "go", "question": "Deploy to production?", "type": "confirm"}]}"#;
+
+fn examples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+fn ask(inbox: &Inbox, body: &str) -> String {
+    let out = inbox.run_with_stdin(&["ask", "-"], body.as_bytes());
+    assert_eq!(code(&out), 0, "ask failed: {}", stderr(&out));
+    let id = stdout(&out).trim().to_owned();
+    assert!(inbox.spool().join("questions").join(format!("{id}.json")).exists());
+    id
+}
+
+#[test]
+fn check_reports_every_problem_and_exits_by_validity() {
+    let inbox = Inbox::new();
+    let valid = examples().join("deploy-target.json");
+    let invalid = examples().join("invalid-choice-without-options.json");
+    let out = inbox.run(&["check", valid.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    let out = inbox.run(&["check", valid.to_str().unwrap(), invalid.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out) + &stderr(&out);
+    assert!(text.contains("/questions/0/options"), "{text}");
+    assert!(text.contains("/questions/0/default"), "the default problem is reported too: {text}");
+
+    let out = inbox.run(&["check", "--json", invalid.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report[0]["valid"], json!(false));
+    assert!(report[0]["errors"].as_array().unwrap().len() >= 2);
+
+    let out = inbox.run(&["check", "/no/such/file.json"]);
+    assert_eq!(code(&out), 1);
+    assert!((stdout(&out) + &stderr(&out)).contains("/no/such/file.json"));
+}
+
+#[test]
+fn answer_writes_one_outcome_and_refuses_a_second() {
+    let inbox = Inbox::new();
+    let id = ask(&inbox, CONFIRM);
+
+    let out = inbox.run(&["answer", &id, "--set", "go=maybe"]);
+    assert_eq!(code(&out), 1, "an invalid value is refused");
+    assert!(stderr(&out).contains("go"), "{}", stderr(&out));
+    assert!(!inbox.outcome_path(&id).exists(), "nothing written");
+
+    let out = inbox.run(&["answer", &id, "--set", "go=yes"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let outcome = inbox.outcome(&id);
+    assert_eq!(outcome["status"], "answered");
+    assert_eq!(outcome["answers"], json!({"go": true}));
+    assert_eq!(outcome["answered_by"], "operator:tester");
+
+    let out = inbox.run(&["answer", &id, "--answers", r#"{"go": false}"#]);
+    assert_eq!(code(&out), 3);
+    assert!(stderr(&out).contains("operator:tester"), "says by whom: {}", stderr(&out));
+    assert_eq!(inbox.outcome(&id)["answers"], json!({"go": true}), "first writer wins");
+}
+
+#[test]
+fn answers_cover_every_question_type_and_fill_in() {
+    let inbox = Inbox::new();
+    let body = r#"{"inbox": 1, "questions": [
+        {"id": "env", "question": "Where?", "type": "choice", "options": ["staging", "production"]},
+        {"id": "tags", "question": "Tags?", "type": "multiChoice", "options": ["a", "b", "c"], "required": false},
+        {"id": "ticket", "question": "Ticket?", "type": "text", "pattern": "^T-[0-9]+$"},
+        {"type": "single_choice", "question": "Which database?", "choices": [{"id": "pg", "label": "PostgreSQL"}]},
+        {"type": "free_text", "question": "Notes?", "required": false, "default": "none"}
+    ]}"#;
+    let id = ask(&inbox, body);
+    let out = inbox.run(&["answer", &id, "--set", "ticket=nope", "--set", "env=qa", "--set", "q4=pg"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(err.contains("ticket") && err.contains("env"), "each problem named: {err}");
+
+    let out = inbox.run(&[
+        "answer", &id, "--set", "env=production", "--set", "tags=a", "--set", "tags=c",
+        "--set", "ticket=T-42", "--set", "q4=SQLite",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let outcome = inbox.outcome(&id);
+    assert_eq!(
+        outcome["answers"],
+        json!({"env": "production", "tags": ["a", "c"], "ticket": "T-42", "q4": "SQLite", "q5": "none"})
+    );
+    assert_eq!(outcome["custom"], json!(["q4"]));
+    assert_eq!(outcome["defaulted"], json!(["q5"]));
+}
+
+#[test]
+fn ask_wait_exit_codes_follow_the_outcome() {
+    let inbox = Inbox::new();
+    let cases: [(&str, i32); 3] = [("answer", 0), ("decline", 10), ("cancel", 13)];
+    for (action, expected) in cases {
+        let body = CONFIRM.replacen("{\"inbox\": 1,", &format!("{{\"inbox\": 1, \"id\": \"wait-{action}\","), 1);
+        let id = format!("wait-{action}");
+        let mut waiting = Running::spawn({
+            let mut cmd = inbox.cmd(&["ask", "--wait", "-"]);
+            cmd.stdin(std::process::Stdio::piped());
+            cmd
+        });
+        {
+            use std::io::Write;
+            let mut stdin = waiting.child.stdin.take().unwrap();
+            stdin.write_all(body.as_bytes()).unwrap();
+        }
+        let placed = inbox.spool().join("questions").join(format!("{id}.json"));
+        eventually("the request to be placed", || placed.exists());
+        let out = match action {
+            "answer" => inbox.run(&["answer", &id, "--set", "go=no"]),
+            "decline" => inbox.run(&["answer", &id, "--decline", "change freeze"]),
+            _ => inbox.run(&["cancel", &id]),
+        };
+        assert_eq!(code(&out), 0, "{action}: {}", stderr(&out));
+        let status = waiting.child.wait().unwrap();
+        assert_eq!(status.code(), Some(expected), "ask --wait after {action}");
+        if action != "cancel" {
+            let printed = waiting.wait_line("\"status\"");
+            assert!(printed.contains(if action == "answer" { "answered" } else { "declined" }), "{printed}");
+        }
+    }
+}
+
+#[test]
+fn ask_wait_times_out_with_124_and_leaves_the_request_pending() {
+    let inbox = Inbox::new();
+    let out = inbox.run_with_stdin(&["ask", "--wait", "--timeout", "1", "-"], CONFIRM.as_bytes());
+    assert_eq!(code(&out), 124, "{}", stderr(&out));
+    let out = inbox.run(&["list", "--json"]);
+    assert_eq!(code(&out), 0);
+    let pending: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(pending.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn ask_refuses_invalid_bodies_and_mismatched_ids() {
+    let inbox = Inbox::new();
+    let bad = r#"{"inbox": 1, "questions": [{"id": "e", "question": "Env?", "type": "choice"}]}"#;
+    let out = inbox.run_with_stdin(&["ask", "-"], bad.as_bytes());
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("/questions/0/options"), "{}", stderr(&out));
+    let out = inbox.run_with_stdin(&["ask", "--wait", "-"], bad.as_bytes());
+    assert_eq!(code(&out), 12, "an invalid request is a rejection for a waiting asker");
+
+    let with_id = r#"{"inbox": 1, "id": "abc", "questions": [{"question": "Ok?", "type": "confirm"}]}"#;
+    let out = inbox.run_with_stdin(&["ask", "--id", "xyz", "-"], with_id.as_bytes());
+    assert_ne!(code(&out), 0);
+    let out = inbox.run_with_stdin(&["ask", "-"], with_id.as_bytes());
+    assert_eq!(stdout(&out).trim(), "abc");
+    let out = inbox.run_with_stdin(&["ask", "-"], with_id.as_bytes());
+    assert_ne!(code(&out), 0, "an id already in the spool is refused");
+}
+
+#[test]
+fn watch_applies_policies_and_survives_bad_input() {
+    let inbox = Inbox::new();
+    std::fs::create_dir_all(inbox.spool()).unwrap();
+    let mut watch = Running::spawn(inbox.cmd(&["watch", "--no-notify"]));
+    watch.wait_line("ready");
+
+    // Autonomous with defaults: answered by policy, `ask --wait` exits 0.
+    let auto = std::fs::read_to_string(examples().join("nightly-cleanup-autonomous.json")).unwrap();
+    let out = inbox.run_with_stdin(&["ask", "--wait", "--timeout", "20", "-"], auto.as_bytes());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let outcome: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(outcome["status"], "defaulted");
+    assert_eq!(outcome["answered_by"], "policy:autonomous");
+    assert_eq!(outcome["answers"], json!({"prune-branches": true, "retention": "30 days"}));
+
+    // Expiry without defaults: exit 11.
+    let short = r#"{"inbox": 1, "timeout_seconds": 1, "questions": [{"id": "go", "question": "Go?", "type": "confirm"}]}"#;
+    let out = inbox.run_with_stdin(&["ask", "--wait", "--timeout", "20", "-"], short.as_bytes());
+    assert_eq!(code(&out), 11, "{}", stderr(&out));
+
+    // Hostile and broken files: the engine logs them and goes on.
+    let questions = inbox.spool().join("questions");
+    std::os::unix::fs::symlink("/etc/passwd", questions.join("link.json")).unwrap();
+    std::fs::create_dir(questions.join("dir.json")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(questions.join("fifo.json")).status().unwrap().success());
+    inbox.place("bad name", "[]");
+    inbox.place("broken", "{\"inbox\": 1, \"questions\": [");
+    let rejected = inbox.wait_outcome("broken");
+    assert_eq!(rejected["status"], "rejected");
+    assert!(rejected["errors"][0]["message"].as_str().unwrap().contains("not valid JSON"));
+    watch.wait_line("link.json");
+    watch.wait_line("fifo.json");
+    for id in ["link", "dir", "fifo"] {
+        assert!(!inbox.outcome_path(id).exists(), "{id} is never read as a request");
+    }
+
+    inbox.place("after", CONFIRM);
+    watch.wait_line("ingested after");
+    let out = inbox.run(&["answer", "after", "--set", "go=yes"]);
+    assert_eq!(code(&out), 0);
+    watch.wait_line("answered after by operator:tester");
+    assert_eq!(watch.stop(), Some(0), "watch exits cleanly on SIGTERM");
+}
+
+#[test]
+fn list_and_show_describe_the_queue() {
+    let inbox = Inbox::new();
+    let id = ask(&inbox, CONFIRM);
+    let out = inbox.run(&["list"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains(&id) && stdout(&out).contains("Deploy SPEC-042"), "{}", stdout(&out));
+
+    let out = inbox.run(&["show", &id, "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let detail: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(detail["id"], json!(id));
+    let out = inbox.run(&["show", &id]);
+    assert!(stdout(&out).contains("Deploy to production?"));
+
+    inbox.run(&["answer", &id, "--set", "go=no"]);
+    let out = inbox.run(&["list", "--json"]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap(), json!([]));
+    let out = inbox.run(&["list", "--all", "--json"]);
+    let all: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(all[0]["id"], json!(id));
+
+    let out = inbox.run(&["show", "no-such-id"]);
+    assert_ne!(code(&out), 0);
+    assert!(stderr(&out).contains("no-such-id"));
+}
+
+#[test]
+fn demo_fills_the_spool_with_both_dialects_and_can_run_twice() {
+    let inbox = Inbox::new();
+    for _ in 0..2 {
+        let out = inbox.run(&["demo"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let out = inbox.run(&["list", "--json"]);
+    let pending: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(pending.as_array().unwrap().len() >= 8, "{pending}");
+    for file in std::fs::read_dir(inbox.spool().join("questions")).unwrap() {
+        let path = file.unwrap().path();
+        let out = inbox.run(&["check", path.to_str().unwrap()]);
+        assert_eq!(code(&out), 0, "demo request {} is valid", path.display());
+    }
+}
+
+#[test]
+fn schema_prints_the_committed_schemas() {
+    let inbox = Inbox::new();
+    for kind in ["request", "outcome"] {
+        let out = inbox.run(&["schema", kind]);
+        assert_eq!(code(&out), 0);
+        let committed = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../schemas/{kind}.schema.json")),
+        )
+        .unwrap();
+        assert_eq!(stdout(&out), committed);
+    }
+}

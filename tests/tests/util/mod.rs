@@ -1,0 +1,195 @@
+//! Helpers for black-box tests: the built `answer-inbox` binary, a private spool and
+//! database per test, and child processes that are always stopped.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The `answer-inbox` binary next to this test's target directory. `scripts/test` builds
+/// it first (`cargo build --workspace --bins`).
+pub fn binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let bin = dir.join("answer-inbox");
+    assert!(bin.exists(), "{} is missing: run `cargo build --workspace --bins` first", bin.display());
+    bin
+}
+
+/// A private spool, database and home for one test.
+pub struct Inbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Inbox {
+    pub fn new() -> Inbox {
+        Inbox { dir: tempfile::tempdir().unwrap() }
+    }
+
+    pub fn spool(&self) -> PathBuf {
+        self.dir.path().join("spool")
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("data/inbox.sqlite3")
+    }
+
+    /// A command with this inbox's spool and database, and no desktop session.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(binary());
+        cmd.args(args)
+            .env("ANSWER_INBOX_DIR", self.spool())
+            .env("ANSWER_INBOX_DB", self.db())
+            .env("HOME", self.dir.path())
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg"))
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env("USER", "tester")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    /// Runs with `stdin` fed to the command.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        use std::io::Write;
+        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Places a request file atomically, as a well-behaved asker does.
+    pub fn place(&self, id: &str, body: &str) {
+        let tmp = self.spool().join("tmp").join(format!("{id}.writing"));
+        std::fs::create_dir_all(tmp.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(self.spool().join("questions")).unwrap();
+        std::fs::write(&tmp, body).unwrap();
+        std::fs::rename(&tmp, self.spool().join("questions").join(format!("{id}.json"))).unwrap();
+    }
+
+    pub fn outcome_path(&self, id: &str) -> PathBuf {
+        self.spool().join("answers").join(format!("{id}.json"))
+    }
+
+    pub fn outcome(&self, id: &str) -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(self.outcome_path(id)).unwrap()).unwrap()
+    }
+
+    /// Waits until the outcome file exists.
+    pub fn wait_outcome(&self, id: &str) -> serde_json::Value {
+        let path = self.outcome_path(id);
+        eventually(&format!("{} to appear", path.display()), || path.exists());
+        self.outcome(id)
+    }
+}
+
+pub fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited normally")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Polls `check` for up to 20 s (generous: CI machines are shared and slow).
+pub fn eventually(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if check() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// A child process that is stopped (SIGTERM, then SIGKILL) when dropped, and whose stdout
+/// lines can be awaited.
+pub struct Running {
+    pub child: Child,
+    lines: Option<Receiver<String>>,
+    pub seen: Vec<String>,
+}
+
+impl Running {
+    pub fn spawn(mut cmd: Command) -> Running {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running { child, lines: Some(rx), seen: Vec::new() }
+    }
+
+    /// Like [`Running::spawn`], for a process whose output is not read.
+    pub fn spawn_quiet(mut cmd: Command) -> Running {
+        let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        Running { child, lines: None, seen: Vec::new() }
+    }
+
+    /// Takes charge of a child started elsewhere, so that it is stopped when dropped.
+    pub fn adopt(child: Child) -> Running {
+        Running { child, lines: None, seen: Vec::new() }
+    }
+
+    /// Waits for a stdout line containing `needle`; returns it.
+    pub fn wait_line(&mut self, needle: &str) -> String {
+        if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+            return line.clone();
+        }
+        let lines = self.lines.as_ref().expect("output is read");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                    panic!("no line with {needle:?}; saw:\n{}", self.seen.join("\n"))
+                }
+            }
+        }
+    }
+
+    /// Stops the process politely and waits for it.
+    pub fn stop(&mut self) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        None
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.stop();
+        }
+    }
+}
