@@ -174,6 +174,7 @@ mod tests {
                 ..Default::default()
             },
             priority,
+            mode: inbox_protocol::Mode::Interactive,
             question_count: 2,
             placed_at: Utc::now(),
             deadline: None,

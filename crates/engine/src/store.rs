@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use inbox_protocol::{Outcome, OutcomeStatus, Priority, Problem, Request, Source};
+use inbox_protocol::{Mode, Outcome, OutcomeStatus, Priority, Problem, Request, Source};
 use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
 use serde::Serialize;
@@ -120,6 +120,8 @@ pub struct RequestSummary {
     pub title: String,
     pub source: Source,
     pub priority: Priority,
+    /// `autonomous` requests that are still pending are blocked on a person.
+    pub mode: Mode,
     pub question_count: usize,
     pub placed_at: DateTime<Utc>,
     pub deadline: Option<DateTime<Utc>>,
@@ -178,7 +180,7 @@ fn priority_of(rank: i64) -> Priority {
 }
 
 const SUMMARY_COLUMNS: &str = "r.id, r.status, r.title, r.source_json, r.priority, \
-     r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by";
+     r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by, r.mode";
 
 impl Store {
     /// Opens (creating if needed) the database and brings its schema up to date.
@@ -486,8 +488,8 @@ impl Store {
             .query_row(&sql, [id], |r| {
                 Ok((
                     summary_from_row(r)?,
-                    r.get::<_, Option<String>>(10)?,
                     r.get::<_, Option<String>>(11)?,
+                    r.get::<_, Option<String>>(12)?,
                 ))
             })
             .optional()?;
@@ -634,6 +636,11 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
         deadline: r.get::<_, Option<i64>>(7)?.map(from_ms),
         settled_at: r.get::<_, Option<i64>>(8)?.map(from_ms),
         answered_by: r.get(9)?,
+        mode: if r.get::<_, String>(10)? == "autonomous" {
+            Mode::Autonomous
+        } else {
+            Mode::Interactive
+        },
     })
 }
 
