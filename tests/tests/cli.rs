@@ -19,7 +19,11 @@ fn ask(inbox: &Inbox, body: &str) -> String {
     let out = inbox.run_with_stdin(&["ask", "-"], body.as_bytes());
     assert_eq!(code(&out), 0, "ask failed: {}", stderr(&out));
     let id = stdout(&out).trim().to_owned();
-    assert!(inbox.spool().join("questions").join(format!("{id}.json")).exists());
+    assert!(inbox
+        .spool()
+        .join("questions")
+        .join(format!("{id}.json"))
+        .exists());
     id
 }
 
@@ -35,7 +39,10 @@ fn check_reports_every_problem_and_exits_by_validity() {
     assert_eq!(code(&out), 1);
     let text = stdout(&out) + &stderr(&out);
     assert!(text.contains("/questions/0/options"), "{text}");
-    assert!(text.contains("/questions/0/default"), "the default problem is reported too: {text}");
+    assert!(
+        text.contains("/questions/0/default"),
+        "the default problem is reported too: {text}"
+    );
 
     let out = inbox.run(&["check", "--json", invalid.to_str().unwrap()]);
     assert_eq!(code(&out), 1);
@@ -67,8 +74,16 @@ fn answer_writes_one_outcome_and_refuses_a_second() {
 
     let out = inbox.run(&["answer", &id, "--answers", r#"{"go": false}"#]);
     assert_eq!(code(&out), 3);
-    assert!(stderr(&out).contains("operator:tester"), "says by whom: {}", stderr(&out));
-    assert_eq!(inbox.outcome(&id)["answers"], json!({"go": true}), "first writer wins");
+    assert!(
+        stderr(&out).contains("operator:tester"),
+        "says by whom: {}",
+        stderr(&out)
+    );
+    assert_eq!(
+        inbox.outcome(&id)["answers"],
+        json!({"go": true}),
+        "first writer wins"
+    );
 }
 
 #[test]
@@ -82,14 +97,36 @@ fn answers_cover_every_question_type_and_fill_in() {
         {"type": "free_text", "question": "Notes?", "required": false, "default": "none"}
     ]}"#;
     let id = ask(&inbox, body);
-    let out = inbox.run(&["answer", &id, "--set", "ticket=nope", "--set", "env=qa", "--set", "q4=pg"]);
+    let out = inbox.run(&[
+        "answer",
+        &id,
+        "--set",
+        "ticket=nope",
+        "--set",
+        "env=qa",
+        "--set",
+        "q4=pg",
+    ]);
     assert_eq!(code(&out), 1);
     let err = stderr(&out);
-    assert!(err.contains("ticket") && err.contains("env"), "each problem named: {err}");
+    assert!(
+        err.contains("ticket") && err.contains("env"),
+        "each problem named: {err}"
+    );
 
     let out = inbox.run(&[
-        "answer", &id, "--set", "env=production", "--set", "tags=a", "--set", "tags=c",
-        "--set", "ticket=T-42", "--set", "q4=SQLite",
+        "answer",
+        &id,
+        "--set",
+        "env=production",
+        "--set",
+        "tags=a",
+        "--set",
+        "tags=c",
+        "--set",
+        "ticket=T-42",
+        "--set",
+        "q4=SQLite",
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let outcome = inbox.outcome(&id);
@@ -106,7 +143,11 @@ fn ask_wait_exit_codes_follow_the_outcome() {
     let inbox = Inbox::new();
     let cases: [(&str, i32); 3] = [("answer", 0), ("decline", 10), ("cancel", 13)];
     for (action, expected) in cases {
-        let body = CONFIRM.replacen("{\"inbox\": 1,", &format!("{{\"inbox\": 1, \"id\": \"wait-{action}\","), 1);
+        let body = CONFIRM.replacen(
+            "{\"inbox\": 1,",
+            &format!("{{\"inbox\": 1, \"id\": \"wait-{action}\","),
+            1,
+        );
         let id = format!("wait-{action}");
         let mut waiting = Running::spawn({
             let mut cmd = inbox.cmd(&["ask", "--wait", "-"]);
@@ -130,7 +171,14 @@ fn ask_wait_exit_codes_follow_the_outcome() {
         assert_eq!(status.code(), Some(expected), "ask --wait after {action}");
         if action != "cancel" {
             let printed = waiting.wait_line("\"status\"");
-            assert!(printed.contains(if action == "answer" { "answered" } else { "declined" }), "{printed}");
+            assert!(
+                printed.contains(if action == "answer" {
+                    "answered"
+                } else {
+                    "declined"
+                }),
+                "{printed}"
+            );
         }
     }
 }
@@ -138,7 +186,10 @@ fn ask_wait_exit_codes_follow_the_outcome() {
 #[test]
 fn ask_wait_times_out_with_124_and_leaves_the_request_pending() {
     let inbox = Inbox::new();
-    let out = inbox.run_with_stdin(&["ask", "--wait", "--timeout", "1", "-"], CONFIRM.as_bytes());
+    let out = inbox.run_with_stdin(
+        &["ask", "--wait", "--timeout", "1", "-"],
+        CONFIRM.as_bytes(),
+    );
     assert_eq!(code(&out), 124, "{}", stderr(&out));
     let out = inbox.run(&["list", "--json"]);
     assert_eq!(code(&out), 0);
@@ -152,11 +203,20 @@ fn ask_refuses_invalid_bodies_and_mismatched_ids() {
     let bad = r#"{"inbox": 1, "questions": [{"id": "e", "question": "Env?", "type": "choice"}]}"#;
     let out = inbox.run_with_stdin(&["ask", "-"], bad.as_bytes());
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("/questions/0/options"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/questions/0/options"),
+        "{}",
+        stderr(&out)
+    );
     let out = inbox.run_with_stdin(&["ask", "--wait", "-"], bad.as_bytes());
-    assert_eq!(code(&out), 12, "an invalid request is a rejection for a waiting asker");
+    assert_eq!(
+        code(&out),
+        12,
+        "an invalid request is a rejection for a waiting asker"
+    );
 
-    let with_id = r#"{"inbox": 1, "id": "abc", "questions": [{"question": "Ok?", "type": "confirm"}]}"#;
+    let with_id =
+        r#"{"inbox": 1, "id": "abc", "questions": [{"question": "Ok?", "type": "confirm"}]}"#;
     let out = inbox.run_with_stdin(&["ask", "--id", "xyz", "-"], with_id.as_bytes());
     assert_ne!(code(&out), 0);
     let out = inbox.run_with_stdin(&["ask", "-"], with_id.as_bytes());
@@ -179,7 +239,10 @@ fn watch_applies_policies_and_survives_bad_input() {
     let outcome: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(outcome["status"], "defaulted");
     assert_eq!(outcome["answered_by"], "policy:autonomous");
-    assert_eq!(outcome["answers"], json!({"prune-branches": true, "retention": "30 days"}));
+    assert_eq!(
+        outcome["answers"],
+        json!({"prune-branches": true, "retention": "30 days"})
+    );
 
     // Expiry without defaults: exit 11.
     let short = r#"{"inbox": 1, "timeout_seconds": 1, "questions": [{"id": "go", "question": "Go?", "type": "confirm"}]}"#;
@@ -190,16 +253,26 @@ fn watch_applies_policies_and_survives_bad_input() {
     let questions = inbox.spool().join("questions");
     std::os::unix::fs::symlink("/etc/passwd", questions.join("link.json")).unwrap();
     std::fs::create_dir(questions.join("dir.json")).unwrap();
-    assert!(std::process::Command::new("mkfifo").arg(questions.join("fifo.json")).status().unwrap().success());
+    assert!(std::process::Command::new("mkfifo")
+        .arg(questions.join("fifo.json"))
+        .status()
+        .unwrap()
+        .success());
     inbox.place("bad name", "[]");
     inbox.place("broken", "{\"inbox\": 1, \"questions\": [");
     let rejected = inbox.wait_outcome("broken");
     assert_eq!(rejected["status"], "rejected");
-    assert!(rejected["errors"][0]["message"].as_str().unwrap().contains("not valid JSON"));
+    assert!(rejected["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not valid JSON"));
     watch.wait_line("link.json");
     watch.wait_line("fifo.json");
     for id in ["link", "dir", "fifo"] {
-        assert!(!inbox.outcome_path(id).exists(), "{id} is never read as a request");
+        assert!(
+            !inbox.outcome_path(id).exists(),
+            "{id} is never read as a request"
+        );
     }
 
     inbox.place("after", CONFIRM);
@@ -216,7 +289,11 @@ fn list_and_show_describe_the_queue() {
     let id = ask(&inbox, CONFIRM);
     let out = inbox.run(&["list"]);
     assert_eq!(code(&out), 0);
-    assert!(stdout(&out).contains(&id) && stdout(&out).contains("Deploy SPEC-042"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&id) && stdout(&out).contains("Deploy SPEC-042"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = inbox.run(&["show", &id, "--json"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -227,7 +304,10 @@ fn list_and_show_describe_the_queue() {
 
     inbox.run(&["answer", &id, "--set", "go=no"]);
     let out = inbox.run(&["list", "--json"]);
-    assert_eq!(serde_json::from_str::<Value>(&stdout(&out)).unwrap(), json!([]));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout(&out)).unwrap(),
+        json!([])
+    );
     let out = inbox.run(&["list", "--all", "--json"]);
     let all: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(all[0]["id"], json!(id));

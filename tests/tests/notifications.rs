@@ -45,7 +45,8 @@ impl Session {
         bus.wait().unwrap();
 
         let env = |cmd: &mut Command| {
-            cmd.env("DISPLAY", &display).env("DBUS_SESSION_BUS_ADDRESS", &bus_address);
+            cmd.env("DISPLAY", &display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &bus_address);
         };
         let monitor_log = dir.join("bus.log");
         let log = std::fs::File::create(&monitor_log).unwrap();
@@ -64,26 +65,42 @@ impl Session {
                 let mut probe = Command::new("dbus-send");
                 env(&mut probe);
                 probe
-                    .args(["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+                    .args([
+                        "--session",
+                        "--print-reply",
+                        "--dest=org.freedesktop.DBus",
+                        "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.NameHasOwner",
+                        "string:org.freedesktop.Notifications",
+                    ])
                     .output()
                     .map(|o| String::from_utf8_lossy(&o.stdout).contains("boolean true"))
                     .unwrap_or(false)
             });
         }
-        Session { bus_address, bus_pid, monitor_log, _children: children }
+        Session {
+            bus_address,
+            bus_pid,
+            monitor_log,
+            _children: children,
+        }
     }
 
     fn notify_calls(&self) -> Vec<String> {
         let log = std::fs::read_to_string(&self.monitor_log).unwrap_or_default();
-        log.split("method call").filter(|c| c.contains("member=Notify")).map(str::to_owned).collect()
+        log.split("method call")
+            .filter(|c| c.contains("member=Notify"))
+            .map(str::to_owned)
+            .collect()
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         // Children stop themselves when dropped; the forked bus is stopped by its PID.
-        let _ = Command::new("kill").args(["-TERM", &self.bus_pid.to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.bus_pid.to_string()])
+            .status();
     }
 }
 
@@ -113,10 +130,18 @@ fn a_new_request_raises_one_notification_and_a_burst_one_summary() {
 
     inbox.place("deploy", CONFIRM);
     watch.wait_line("notified: deploy");
-    eventually("the Notify call on the bus", || session.notify_calls().len() == 1);
+    eventually("the Notify call on the bus", || {
+        session.notify_calls().len() == 1
+    });
     let call = &session.notify_calls()[0];
-    assert!(call.contains("Deploy SPEC-042"), "the title is shown: {call}");
-    assert!(call.contains("planu / run-7f3a"), "the source is shown: {call}");
+    assert!(
+        call.contains("Deploy SPEC-042"),
+        "the title is shown: {call}"
+    );
+    assert!(
+        call.contains("planu / run-7f3a"),
+        "the source is shown: {call}"
+    );
 
     for i in 0..40 {
         inbox.place(&format!("burst-{i:02}"), CONFIRM);
@@ -127,8 +152,15 @@ fn a_new_request_raises_one_notification_and_a_burst_one_summary() {
     // Wait out the coalescing window, then count bubbles.
     std::thread::sleep(Duration::from_secs(3));
     let calls = session.notify_calls();
-    let summaries: Vec<&String> = calls.iter().filter(|c| c.contains("new requests need an answer")).collect();
-    assert!(calls.len() <= 3, "a burst of 40 gives a summary, not 40 bubbles: {} calls", calls.len());
+    let summaries: Vec<&String> = calls
+        .iter()
+        .filter(|c| c.contains("new requests need an answer"))
+        .collect();
+    assert!(
+        calls.len() <= 3,
+        "a burst of 40 gives a summary, not 40 bubbles: {} calls",
+        calls.len()
+    );
     assert!(!summaries.is_empty(), "a summary was shown: {calls:?}");
     watch.stop();
 }
@@ -147,6 +179,10 @@ fn without_a_notification_daemon_ingest_and_answers_do_not_wait() {
     assert_eq!(util::code(&out), 0);
     watch.wait_line("answered quiet-0");
     // A blocked D-Bus call would take its 25 s timeout.
-    assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
     watch.stop();
 }

@@ -21,8 +21,29 @@ pub struct RunningEngine {
     pub time_to_ready: Duration,
     /// Events the start-up scan emitted before `Ready` (ingests, settlements, ...).
     pub events_before_ready: usize,
+    /// `/proc/<pid>/task/<tid>/schedstat` of the engine thread, when readable.
+    schedstat: Option<PathBuf>,
     shutdown: Option<Sender<()>>,
     thread: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// Scheduler accounting of one thread (Linux `schedstat`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadTimes {
+    /// Time spent running on a CPU.
+    pub on_cpu: Duration,
+    /// Time spent runnable but waiting for a CPU.
+    pub waiting: Duration,
+}
+
+impl std::ops::Sub for ThreadTimes {
+    type Output = ThreadTimes;
+    fn sub(self, earlier: ThreadTimes) -> ThreadTimes {
+        ThreadTimes {
+            on_cpu: self.on_cpu.saturating_sub(earlier.on_cpu),
+            waiting: self.waiting.saturating_sub(earlier.waiting),
+        }
+    }
 }
 
 impl RunningEngine {
@@ -32,17 +53,25 @@ impl RunningEngine {
         let spool = Spool::open(spool_dir)?;
         let (event_tx, events) = crossbeam_channel::unbounded();
         let (shutdown, shutdown_rx) = crossbeam_channel::bounded::<()>(1);
+        let (tid_tx, tid) = crossbeam_channel::bounded(1);
         let (spool_dir, db) = (spool_dir.to_owned(), db.to_owned());
         let started = Instant::now();
-        let thread = std::thread::Builder::new()
-            .name("engine".into())
-            .spawn(move || -> anyhow::Result<()> {
+        let thread = std::thread::Builder::new().name("engine".into()).spawn(
+            move || -> anyhow::Result<()> {
+                let _ = tid_tx.send(std::fs::read_link("/proc/thread-self").ok());
                 let store = Store::open(&db)?;
                 let mut engine = Engine::new(Spool::open(spool_dir)?, store)?.with_events(event_tx);
                 inbox_engine::run(&mut engine, &WatchOptions::default(), &shutdown_rx)?;
                 Ok(())
-            })?;
+            },
+        )?;
+        let schedstat = tid
+            .recv()
+            .ok()
+            .flatten()
+            .map(|task| Path::new("/proc").join(task).join("schedstat"));
         let mut running = RunningEngine {
+            schedstat,
             spool,
             events,
             time_to_ready: Duration::ZERO,
@@ -61,6 +90,16 @@ impl RunningEngine {
         }
         running.time_to_ready = started.elapsed();
         Ok(running)
+    }
+
+    /// The engine thread's scheduler accounting so far, if the kernel exposes it.
+    pub fn thread_times(&self) -> Option<ThreadTimes> {
+        let text = std::fs::read_to_string(self.schedstat.as_ref()?).ok()?;
+        let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
+        Some(ThreadTimes {
+            on_cpu: Duration::from_nanos(fields.next()??),
+            waiting: Duration::from_nanos(fields.next()??),
+        })
     }
 
     /// The next event, within [`PATIENCE`].
@@ -116,7 +155,10 @@ impl Drop for RunningEngine {
 pub fn check_not_broken(event: &Event) -> anyhow::Result<()> {
     match event {
         Event::Problem { path, reason } => {
-            bail!("the engine reported a problem: {}: {reason}", path.display())
+            bail!(
+                "the engine reported a problem: {}: {reason}",
+                path.display()
+            )
         }
         Event::Rejected { id, errors } => bail!("the engine rejected {id}: {errors:?}"),
         _ => Ok(()),
@@ -124,7 +166,8 @@ pub fn check_not_broken(event: &Event) -> anyhow::Result<()> {
 }
 
 /// A bare `RecommendedWatcher` (inotify on Linux): the baseline. Each event is timestamped
-/// in the watcher's own callback, the earliest moment any code can know of it.
+/// in the watcher's own callback, the earliest moment any code can know of it, and again
+/// when the benchmark's thread receives it over a channel, as any consumer would.
 pub struct BareWatcher {
     _watcher: notify::RecommendedWatcher,
     events: Receiver<(Instant, Vec<PathBuf>)>,
@@ -149,12 +192,20 @@ impl BareWatcher {
         })
     }
 
-    /// Waits for an event naming `path` and returns when the watcher delivered it.
+    /// Waits for an event naming `path` and returns when the watcher's callback ran.
     pub fn wait_for(&self, path: &Path) -> anyhow::Result<Instant> {
+        Ok(self.wait_for_both(path)?.0)
+    }
+
+    /// Waits for an event naming `path` and returns when the watcher's callback ran and when
+    /// this thread received the event.
+    pub fn wait_for_both(&self, path: &Path) -> anyhow::Result<(Instant, Instant)> {
         let deadline = Instant::now() + PATIENCE;
         loop {
             match self.events.recv_deadline(deadline) {
-                Ok((at, paths)) if paths.iter().any(|p| p == path) => return Ok(at),
+                Ok((at, paths)) if paths.iter().any(|p| p == path) => {
+                    return Ok((at, Instant::now()))
+                }
                 Ok(_) => {}
                 Err(_) => bail!(
                     "no watcher event for {} within {PATIENCE:?}",

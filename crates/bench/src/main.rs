@@ -1,1 +1,194 @@
-fn main() {}
+//! `inbox-bench`: the Speed section of the foundation issue, each engine figure next to its
+//! baseline measured in the same run. See docs/BENCHMARKS.md for what each one means.
+//!
+//! ```text
+//! inbox-bench ingest-latency [N=1000]
+//! inbox-bench burst [N=10000]
+//! inbox-bench startup [N=100000]
+//! inbox-bench round-trip [N=200]
+//! inbox-bench all
+//! ```
+//!
+//! Results go to stdout as markdown; progress goes to stderr. Build with `--release`.
+
+mod burst;
+mod fixtures;
+mod harness;
+mod latency;
+mod roundtrip;
+mod startup;
+mod stats;
+
+use std::process::{Command, ExitCode};
+
+const USAGE: &str =
+    "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all>
+
+  ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
+  burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
+  startup [N=100000]       time to ready over N settled requests, next to a plain listing
+  round-trip [N=200]       autonomous round trip and ask --wait wake-up, next to a bare watcher
+  all                      all four with their default sizes";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("inbox-bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> anyhow::Result<()> {
+    let (command, size) = match args {
+        [command] => (command.as_str(), None),
+        [command, size] => (
+            command.as_str(),
+            Some(
+                size.replace('_', "")
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| anyhow::anyhow!("N must be a positive number: {size}"))?,
+            ),
+        ),
+        _ => anyhow::bail!("{USAGE}"),
+    };
+    let bench: fn(usize) -> anyhow::Result<()> = match command {
+        "ingest-latency" => latency::run,
+        "burst" => burst::run,
+        "startup" => startup::run,
+        "round-trip" => roundtrip::run,
+        "all" if size.is_none() => {
+            return all(args);
+        }
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            return Ok(());
+        }
+        _ => anyhow::bail!("{USAGE}"),
+    };
+    let default = match command {
+        "ingest-latency" => latency::DEFAULT_N,
+        "burst" => burst::DEFAULT_N,
+        "startup" => startup::DEFAULT_N,
+        _ => roundtrip::DEFAULT_N,
+    };
+    fixtures::check_fixtures()?;
+    header(args);
+    bench(size.unwrap_or(default))?;
+    footer();
+    Ok(())
+}
+
+fn all(args: &[String]) -> anyhow::Result<()> {
+    fixtures::check_fixtures()?;
+    header(args);
+    latency::run(latency::DEFAULT_N)?;
+    burst::run(burst::DEFAULT_N)?;
+    startup::run(startup::DEFAULT_N)?;
+    roundtrip::run(roundtrip::DEFAULT_N)?;
+    footer();
+    Ok(())
+}
+
+/// Date, commit, machine and the exact command, so a table can be traced to its run.
+fn header(args: &[String]) {
+    let profile = if cfg!(debug_assertions) {
+        "debug build: figures are NOT representative, use --release"
+    } else {
+        "release build"
+    };
+    println!("# Answer Inbox benchmarks\n");
+    println!(
+        "- date: {}",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
+    );
+    println!("- commit: {}", commit());
+    println!(
+        "- command: `cargo run --release -p inbox-bench -- {}` ({profile})",
+        args.join(" ")
+    );
+    println!("- machine: {}", machine());
+    println!("- temp dirs: {}", temp_filesystem());
+    println!("- load average at start: {}", load_average());
+    println!();
+}
+
+fn footer() {
+    println!("Load average at the end: {}.", load_average());
+}
+
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn commit() -> String {
+    let Some(hash) = output("git", &["rev-parse", "--short", "HEAD"]) else {
+        return "unknown (not a git checkout)".into();
+    };
+    match output("git", &["status", "--porcelain"]) {
+        Some(changes) if !changes.is_empty() => format!("{hash} (with uncommitted changes)"),
+        _ => hash,
+    }
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = read("/proc/cpuinfo");
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .map(|l| l.trim_start_matches([' ', '\t', ':']).to_owned())
+        .unwrap_or_else(|| "unknown CPU".into());
+    let kernel = read("/proc/sys/kernel/osrelease");
+    let memory = read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|kb| kb.trim().trim_end_matches(" kB").parse::<f64>().ok())
+        .map(|kb| format!("{:.1} GiB RAM", kb / 1024.0 / 1024.0))
+        .unwrap_or_default();
+    let rustc = output("rustc", &["--version"]).unwrap_or_default();
+    format!(
+        "{cpus} CPUs ({model}), Linux {}, {memory}; {rustc}",
+        kernel.trim()
+    )
+}
+
+/// The filesystem under the temp directory (fsync and inotify costs depend on it).
+fn temp_filesystem() -> String {
+    let temp = std::env::temp_dir();
+    let temp = temp.canonicalize().unwrap_or(temp);
+    let mounts = read("/proc/mounts");
+    let best = mounts
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.len() >= 3 && temp.starts_with(fields[1]))
+                .then(|| (fields[1], fields[2], fields[0]))
+        })
+        .max_by_key(|(mount, _, _)| mount.len());
+    match best {
+        Some((mount, kind, device)) => {
+            format!("{} on {kind} ({device} mounted at {mount})", temp.display())
+        }
+        None => temp.display().to_string(),
+    }
+}
+
+fn load_average() -> String {
+    read("/proc/loadavg")
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}

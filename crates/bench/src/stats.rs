@@ -9,7 +9,6 @@ pub struct Summary {
     pub p50: Duration,
     pub p99: Duration,
     pub max: Duration,
-    pub min: Duration,
 }
 
 impl Summary {
@@ -23,7 +22,6 @@ impl Summary {
             p50: percentile(&sorted, 50.0),
             p99: percentile(&sorted, 99.0),
             max: sorted[sorted.len() - 1],
-            min: sorted[0],
         }
     }
 }
@@ -114,7 +112,6 @@ mod tests {
         let summary = Summary::of(&ms_list(&[5, 1, 3, 2, 4]));
         assert_eq!(summary.p50, Duration::from_millis(3));
         assert_eq!(summary.max, Duration::from_millis(5));
-        assert_eq!(summary.min, Duration::from_millis(1));
         assert_eq!(median(&ms_list(&[4, 1, 3, 2])), Duration::from_millis(2));
     }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The operator's side of a human-in-the-loop gate.
@@ -33,12 +34,26 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct LocationArgs {
     /// The spool directory (created when missing) [default: <XDG data dir>/answer-inbox/spool].
-    #[arg(long, global = true, env = "ANSWER_INBOX_DIR", value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        env = "ANSWER_INBOX_DIR",
+        value_name = "DIR",
+        help_heading = "Global options",
+        value_parser = path_or_empty()
+    )]
     pub spool: Option<PathBuf>,
 
     /// The inbox's SQLite database, never inside the spool [default: <XDG data
     /// dir>/answer-inbox/inbox.sqlite3].
-    #[arg(long, global = true, env = "ANSWER_INBOX_DB", value_name = "FILE")]
+    #[arg(
+        long,
+        global = true,
+        env = "ANSWER_INBOX_DB",
+        value_name = "FILE",
+        help_heading = "Global options",
+        value_parser = path_or_empty()
+    )]
     pub db: Option<PathBuf>,
 }
 
@@ -101,9 +116,11 @@ pub struct AskArgs {
 
 /// List pending requests (with --all, settled and cancelled ones too).
 #[derive(Debug, Args)]
-#[command(long_about = "List pending requests, most urgent first, then oldest first.\n\n\
+#[command(
+    long_about = "List pending requests, most urgent first, then oldest first.\n\n\
     The spool is scanned first, so requests placed while no inbox ran are listed too. With \
-    --all, settled and cancelled requests follow, newest first.")]
+    --all, settled and cancelled requests follow, newest first."
+)]
 pub struct ListArgs {
     /// Also list settled and cancelled requests.
     #[arg(long)]
@@ -116,9 +133,11 @@ pub struct ListArgs {
 
 /// Show one request: its questions, its outcome once settled, and its history.
 #[derive(Debug, Args)]
-#[command(long_about = "Show one request: where it comes from, every question with its id, \
+#[command(
+    long_about = "Show one request: where it comes from, every question with its id, \
     type, options and default (what `answer --set QID=VALUE` needs), its outcome once settled, \
-    and the inbox's log of what happened to it. Exit 1 when there is no such request.")]
+    and the inbox's log of what happened to it. Exit 1 when there is no such request."
+)]
 pub struct ShowArgs {
     /// The request id.
     pub id: String,
@@ -168,9 +187,11 @@ pub struct AnswerArgs {
 
 /// Withdraw a pending request (the asker's side): places its cancel tombstone.
 #[derive(Debug, Args)]
-#[command(long_about = "Withdraw a pending request, as its asker: places `cancel/<id>` in the \
+#[command(
+    long_about = "Withdraw a pending request, as its asker: places `cancel/<id>` in the \
     spool. No outcome is written; `ask --wait` on it exits 13. Exit 0 placed (or already \
-    cancelled); 3 when the request already has an outcome (it stands); 1 unknown id.")]
+    cancelled); 3 when the request already has an outcome (it stands); 1 unknown id."
+)]
 pub struct CancelArgs {
     /// The request id.
     pub id: String,
@@ -182,11 +203,13 @@ pub struct CancelArgs {
 
 /// Run the headless inbox: ingest, policies, notifications, one log line per change.
 #[derive(Debug, Args)]
-#[command(long_about = "Run the headless inbox until SIGINT or SIGTERM: ingest new requests, \
+#[command(
+    long_about = "Run the headless inbox until SIGINT or SIGTERM: ingest new requests, \
     write rejected outcomes for invalid ones, apply autonomous mode and expiry, pick up \
     outcomes and tombstones written by others, and send desktop notifications.\n\n\
     Each state change is printed on standard output as one line: `<RFC 3339 time> <what \
-    happened>`. Warnings go to standard error (RUST_LOG tunes them).")]
+    happened>`. Warnings go to standard error (RUST_LOG tunes them)."
+)]
 pub struct WatchArgs {
     /// Poll the directories instead of using inotify: for NFS, SMB and other network
     /// filesystems, where change events do not cross machines.
@@ -216,11 +239,19 @@ pub enum SchemaKind {
 
 /// Drop realistic demo requests (both question dialects) into the spool.
 #[derive(Debug, Args)]
-#[command(long_about = "Drop five realistic demo requests into the spool, covering both \
+#[command(
+    long_about = "Drop five realistic demo requests into the spool, covering both \
     question dialects and all three request shapes: a production deploy, an ambiguous spec \
     pick, a structured batch, an autonomous nightly cleanup (settled at once by a running \
-    inbox) and an approval gate. Ids are fresh on every run; each placed id is printed.")]
+    inbox) and an approval gate. Ids are fresh on every run; each placed id is printed."
+)]
 pub struct DemoArgs {}
+
+/// A path that may be empty: `ANSWER_INBOX_DIR=` means "not set", as for most tools, and
+/// the default applies (clap's own path parser refuses empty values).
+fn path_or_empty() -> impl TypedValueParser<Value = PathBuf> {
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
+}
 
 /// Seconds as a non-negative number, fractions allowed.
 fn parse_seconds(text: &str) -> Result<Duration, String> {

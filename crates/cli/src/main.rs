@@ -1,1 +1,58 @@
-fn main() {}
+//! `answer-inbox`: the command line over the Answer Inbox engine. This file only parses the
+//! command line, dispatches, and turns results into exit codes (see `exit`).
+
+mod args;
+mod commands;
+mod exit;
+mod input;
+mod locations;
+mod output;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.command);
+    match dispatch(&cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("answer-inbox: {error:#}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}
+
+fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
+    let locations = &cli.locations;
+    match &cli.command {
+        Command::Check(args) => commands::check::run(args),
+        Command::Ask(args) => commands::ask::run(locations, args),
+        Command::List(args) => commands::list::run(locations, args),
+        Command::Show(args) => commands::show::run(locations, args),
+        Command::Answer(args) => commands::answer::run(locations, args),
+        Command::Cancel(args) => commands::cancel::run(locations, args),
+        Command::Watch(args) => commands::watch::run(locations, args),
+        Command::Schema(args) => commands::schema::run(args),
+        Command::Demo(_) => commands::demo::run(locations),
+    }
+}
+
+/// Warnings (and, for `watch`, progress) on standard error; `RUST_LOG` overrides the level.
+fn init_logging(command: &Command) {
+    let default = match command {
+        Command::Watch(_) => "info",
+        _ => "warn",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

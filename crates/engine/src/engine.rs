@@ -6,6 +6,7 @@
 //! answer/decline/cancel methods directly. Ingest is idempotent: a file seen twice (by an
 //! event and a rescan, or by two processes) is one request.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -71,6 +72,11 @@ pub struct Engine {
     outbox: Vec<Event>,
     /// Requests ingested since the caller last took them, for policies.
     fresh: Vec<Request>,
+    /// When this engine runs the loop ([`Engine::track_open`]): the requests it has reported
+    /// open. Another process sharing the database (a CLI command) may ingest, settle or
+    /// cancel a request and record that first; the file's event still arrives here, and this
+    /// set tells the loop that it has not reported the change yet. `None` for one-shot use.
+    open: Option<HashSet<String>>,
 }
 
 impl Engine {
@@ -85,6 +91,7 @@ impl Engine {
             notifier: Box::new(Silent),
             outbox: Vec::new(),
             fresh: Vec::new(),
+            open: None,
         })
     }
 
@@ -122,17 +129,19 @@ impl Engine {
                 engine.problem(&problem.path, &problem.reason)?;
             }
             for entry in &listing.requests {
-                if !known.contains_key(&entry.id) {
-                    engine.ingest_request(&entry.id)?;
+                match known.get(&entry.id) {
+                    None => engine.ingest_request(&entry.id)?,
+                    Some(true) => engine.adopt(&entry.id)?,
+                    Some(false) => {}
                 }
             }
             for entry in &listing.outcomes {
-                if known.get(&entry.id) == Some(&true) {
+                if known.get(&entry.id) == Some(&true) || engine.is_open(&entry.id) {
                     engine.ingest_outcome(&entry.id)?;
                 }
             }
             for entry in &listing.tombstones {
-                if known.get(&entry.id) == Some(&true) {
+                if known.get(&entry.id) == Some(&true) || engine.is_open(&entry.id) {
                     engine.ingest_tombstone(&entry.id)?;
                 }
             }
@@ -157,11 +166,11 @@ impl Engine {
                 };
                 match classify(*area, name) {
                     Ok(id) => match area {
-                        Area::Questions => {
-                            if engine.store.state(&id)?.is_none() {
-                                engine.ingest_request(&id)?;
-                            }
-                        }
+                        Area::Questions => match engine.store.state(&id)? {
+                            None => engine.ingest_request(&id)?,
+                            Some(State::Pending) => engine.adopt(&id)?,
+                            Some(_) => {}
+                        },
                         Area::Answers => engine.ingest_outcome(&id)?,
                         Area::Cancel => engine.ingest_tombstone(&id)?,
                     },
@@ -175,6 +184,52 @@ impl Engine {
             }
             Ok(())
         })
+    }
+
+    /// Starts keeping track of which requests this engine has reported open, beginning with
+    /// every pending one, so that changes other processes record in the shared database
+    /// first are still reported (as events) and seen by policies. The loop calls this.
+    pub fn track_open(&mut self) -> Result<(), EngineError> {
+        let pending = self.store.pending()?;
+        self.open = Some(pending.into_iter().map(|r| r.id).collect());
+        Ok(())
+    }
+
+    fn is_open(&self, id: &str) -> bool {
+        self.open.as_ref().is_some_and(|open| open.contains(id))
+    }
+
+    /// Forgets an open request; true if it was open.
+    fn close(&mut self, id: &str) -> bool {
+        self.open.as_mut().is_some_and(|open| open.remove(id))
+    }
+
+    /// A pending request another process ingested into the shared database first: report
+    /// it and hand it to the policies, as if this engine had ingested it.
+    fn adopt(&mut self, id: &str) -> Result<(), EngineError> {
+        match &self.open {
+            Some(open) if !open.contains(id) => {}
+            _ => return Ok(()),
+        }
+        // A deletion raises an event too; only a request still in the spool is adopted.
+        if !self.spool.exists(Area::Questions, id) {
+            return Ok(());
+        }
+        let Some(request) = self.store.detail(id)?.and_then(|detail| detail.request) else {
+            return Ok(());
+        };
+        self.outbox.push(ingested_event(id, &request));
+        if let Some(open) = &mut self.open {
+            open.insert(id.to_owned());
+        }
+        if self.spool.exists(Area::Answers, id) {
+            self.ingest_outcome(id)?;
+        } else if self.spool.exists(Area::Cancel, id) {
+            self.ingest_tombstone(id)?;
+        } else {
+            self.fresh.push(request);
+        }
+        Ok(())
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
@@ -389,6 +444,7 @@ impl Engine {
         if self.store.record_outcome(outcome, Utc::now())?
             && outcome.status != OutcomeStatus::Rejected
         {
+            self.close(&outcome.id);
             self.outbox.push(Event::Settled {
                 id: outcome.id.clone(),
                 status: outcome.status,
@@ -423,13 +479,10 @@ impl Engine {
         match parsed {
             Ok(request) => {
                 self.store.insert_pending(id, &request, placed_at, now)?;
-                self.outbox.push(Event::Ingested {
-                    id: id.to_owned(),
-                    title: request.display_title().to_owned(),
-                    source: request.source.clone(),
-                    priority: request.priority,
-                    question_count: request.questions.len(),
-                });
+                self.outbox.push(ingested_event(id, &request));
+                if let Some(open) = &mut self.open {
+                    open.insert(id.to_owned());
+                }
                 if self.spool.exists(Area::Answers, id) {
                     self.ingest_outcome(id)?;
                 } else if self.spool.exists(Area::Cancel, id) {
@@ -481,24 +534,46 @@ impl Engine {
                     Err(error) => self.problem(&path, &error.to_string()),
                 }
             }
+            // Another process sharing the database recorded it before this engine saw the
+            // file: report what it recorded.
+            Some(State::Settled(status)) if self.close(id) => {
+                if status != OutcomeStatus::Rejected {
+                    if let Some(outcome) = self.store.detail(id)?.and_then(|d| d.outcome) {
+                        self.outbox.push(Event::Settled {
+                            id: id.to_owned(),
+                            status,
+                            answered_by: outcome.answered_by,
+                        });
+                    }
+                }
+                Ok(())
+            }
             Some(_) => Ok(()),
         }
     }
 
     fn ingest_tombstone(&mut self, id: &str) -> Result<(), EngineError> {
         // An outcome placed before the tombstone stands: the asker may already have read it.
-        if self.store.state(id)? == Some(State::Pending) && !self.spool.exists(Area::Answers, id) {
-            let reason = self
-                .spool
-                .read(Area::Cancel, id)
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).trim().to_owned());
-            if self
-                .store
-                .mark_cancelled(id, reason.as_deref().unwrap_or(""), Utc::now())?
-            {
+        match self.store.state(id)? {
+            Some(State::Pending) if !self.spool.exists(Area::Answers, id) => {
+                let reason = self
+                    .spool
+                    .read(Area::Cancel, id)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).trim().to_owned());
+                if self
+                    .store
+                    .mark_cancelled(id, reason.as_deref().unwrap_or(""), Utc::now())?
+                {
+                    self.close(id);
+                    self.outbox.push(Event::Cancelled { id: id.to_owned() });
+                }
+            }
+            // Cancelled by another process sharing the database (`answer-inbox cancel`).
+            Some(State::Cancelled) if self.close(id) => {
                 self.outbox.push(Event::Cancelled { id: id.to_owned() });
             }
+            _ => {}
         }
         Ok(())
     }
@@ -548,5 +623,15 @@ impl Engine {
         if let Some(events) = &self.events {
             let _ = events.send(event);
         }
+    }
+}
+
+fn ingested_event(id: &str, request: &Request) -> Event {
+    Event::Ingested {
+        id: id.to_owned(),
+        title: request.display_title().to_owned(),
+        source: request.source.clone(),
+        priority: request.priority,
+        question_count: request.questions.len(),
     }
 }

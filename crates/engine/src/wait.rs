@@ -14,6 +14,8 @@ use crate::spool::{Area, ReadError, Spool};
 pub const RECHECK: Duration = Duration::from_secs(1);
 
 /// How a wait ended.
+// Returned once per wait, never stored in bulk: boxing the outcome would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Waited {
     Settled(Outcome),

@@ -90,6 +90,7 @@ pub fn run(
     let (hint_tx, hints) = crossbeam_channel::unbounded();
     // Watch before the first scan, so a file placed during the scan is not missed.
     let _watcher = watch_spool(engine.spool(), options, hint_tx)?;
+    engine.track_open()?;
     engine.sync()?;
     engine.apply_autonomous_to_pending()?;
     engine.take_fresh();

@@ -546,3 +546,68 @@ fn waiting_askers_wake_on_outcome_or_cancel() {
             .unwrap();
     assert_eq!(timed_out, inbox_engine::wait::Waited::TimedOut);
 }
+
+/// One-shot CLI commands share the loop's database and record what they do there first; the
+/// loop must still report each change once, and apply its policies to requests the CLI
+/// ingested before the loop saw them (likely when polling).
+#[test]
+fn the_loop_reports_changes_recorded_by_others_in_its_database() {
+    let fx = Fixture::new();
+    let (events, stop, handle) = run_loop(
+        &fx,
+        WatchOptions {
+            poll: true,
+            poll_interval: Duration::from_millis(200),
+            ..WatchOptions::default()
+        },
+    );
+    wait_for(&events, |e| matches!(e, Event::Ready { .. }));
+    let (mut cli, _cli_events) = fx.engine();
+
+    let auto = br#"{"inbox": 1, "mode": "autonomous", "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": true}]}"#;
+    place_by_rename(&fx.spool, "auto", auto);
+    cli.sync().unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "auto"),
+    );
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, status: OutcomeStatus::Defaulted, .. } if id == "auto"),
+    );
+
+    place_by_rename(&fx.spool, "live", &confirm_request("live", json!({})));
+    cli.sync().unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "live"),
+    );
+    cli.answer("live", &answers(json!({"go": true})), "operator:ann")
+        .unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && answered_by == "operator:ann"),
+    );
+
+    place_by_rename(&fx.spool, "gone", &confirm_request("gone", json!({})));
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "gone"),
+    );
+    cli.cancel("gone", "not needed").unwrap();
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Cancelled { id } if id == "gone"),
+    );
+
+    stop.send(()).unwrap();
+    handle.join().unwrap();
+    let settled: Vec<Event> = drain(&events)
+        .into_iter()
+        .filter(|e| matches!(e, Event::Settled { .. } | Event::Cancelled { .. }))
+        .collect();
+    assert!(
+        settled.is_empty(),
+        "each change is reported once: {settled:?}"
+    );
+}

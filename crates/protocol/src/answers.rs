@@ -106,6 +106,11 @@ fn check_choice(question: &Question, text: &str) -> Result<(String, bool), Strin
         check_length(text)?;
         return Ok((text.to_owned(), true));
     }
+    if question.choices.is_empty() {
+        return Err(format!(
+            "\"{text}\" is not one of the options (the question has none)"
+        ));
+    }
     let options: Vec<String> = question
         .choices
         .iter()

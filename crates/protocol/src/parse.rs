@@ -278,16 +278,15 @@ fn normalise_question(
             && kind.has_choices(),
     };
 
+    // Checked even when the question has other problems (a choice without options and a
+    // default of "qa" is two mistakes), so the asker sees everything at once.
     if let Some(default) = wire.default {
-        // A default is only checkable once the question itself is sound.
-        if problems.len() == before {
-            match check_value(&question, &default) {
-                Ok((value, _custom)) => question.default = Some(value),
-                Err(message) => problems.push(Problem::new(
-                    format!("{at}/default"),
-                    default_message(message),
-                )),
-            }
+        match check_value(&question, &default) {
+            Ok((value, _custom)) => question.default = Some(value),
+            Err(message) => problems.push(Problem::new(
+                format!("{at}/default"),
+                default_message(message),
+            )),
         }
     }
     (problems.len() == before).then_some(question)

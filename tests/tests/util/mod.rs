@@ -15,7 +15,11 @@ pub fn binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(Path::parent).unwrap();
     let bin = dir.join("answer-inbox");
-    assert!(bin.exists(), "{} is missing: run `cargo build --workspace --bins` first", bin.display());
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace --bins` first",
+        bin.display()
+    );
     bin
 }
 
@@ -26,7 +30,9 @@ pub struct Inbox {
 
 impl Inbox {
     pub fn new() -> Inbox {
-        Inbox { dir: tempfile::tempdir().unwrap() }
+        Inbox {
+            dir: tempfile::tempdir().unwrap(),
+        }
     }
 
     pub fn spool(&self) -> PathBuf {
@@ -58,7 +64,13 @@ impl Inbox {
     /// Runs with `stdin` fed to the command.
     pub fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
         use std::io::Write;
-        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stdin.take().unwrap().write_all(stdin).unwrap();
         child.wait_with_output().unwrap()
     }
@@ -69,7 +81,11 @@ impl Inbox {
         std::fs::create_dir_all(tmp.parent().unwrap()).unwrap();
         std::fs::create_dir_all(self.spool().join("questions")).unwrap();
         std::fs::write(&tmp, body).unwrap();
-        std::fs::rename(&tmp, self.spool().join("questions").join(format!("{id}.json"))).unwrap();
+        std::fs::rename(
+            &tmp,
+            self.spool().join("questions").join(format!("{id}.json")),
+        )
+        .unwrap();
     }
 
     pub fn outcome_path(&self, id: &str) -> PathBuf {
@@ -122,7 +138,11 @@ pub struct Running {
 
 impl Running {
     pub fn spawn(mut cmd: Command) -> Running {
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -132,18 +152,34 @@ impl Running {
                 }
             }
         });
-        Running { child, lines: Some(rx), seen: Vec::new() }
+        Running {
+            child,
+            lines: Some(rx),
+            seen: Vec::new(),
+        }
     }
 
     /// Like [`Running::spawn`], for a process whose output is not read.
     pub fn spawn_quiet(mut cmd: Command) -> Running {
-        let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-        Running { child, lines: None, seen: Vec::new() }
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Running {
+            child,
+            lines: None,
+            seen: Vec::new(),
+        }
     }
 
     /// Takes charge of a child started elsewhere, so that it is stopped when dropped.
     pub fn adopt(child: Child) -> Running {
-        Running { child, lines: None, seen: Vec::new() }
+        Running {
+            child,
+            lines: None,
+            seen: Vec::new(),
+        }
     }
 
     /// Waits for a stdout line containing `needle`; returns it.

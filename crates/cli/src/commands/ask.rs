@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use inbox_engine::wait::{wait_for_outcome, Waited};
-use inbox_engine::SpoolError;
+use inbox_engine::{Area, SpoolError};
 use inbox_protocol::{is_valid_id, parse_request};
 use serde_json::Value;
 
@@ -63,8 +63,9 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
         Waited::TimedOut => {
             let seconds = args.timeout.unwrap_or_default().as_secs_f64();
             eprintln!(
-                "no outcome for {id} within {seconds} s; the request stays pending \
-                 (wait again with the id, or cancel it with `answer-inbox cancel {id}`)"
+                "no outcome for {id} within {seconds} s; the request stays pending (its \
+                 outcome will appear as {}; `answer-inbox cancel {id}` withdraws it)",
+                spool.path(Area::Answers, &id).display()
             );
             exit::TIMED_OUT
         }

@@ -106,8 +106,14 @@ mod tests {
 
     #[test]
     fn only_spool_files_are_named_by_their_file_name() {
-        assert_eq!(spool_file_id(Path::new("/s/questions/abc.json")), Ok(Some("abc")));
-        assert_eq!(spool_file_id(Path::new("questions/abc.json")), Ok(Some("abc")));
+        assert_eq!(
+            spool_file_id(Path::new("/s/questions/abc.json")),
+            Ok(Some("abc"))
+        );
+        assert_eq!(
+            spool_file_id(Path::new("questions/abc.json")),
+            Ok(Some("abc"))
+        );
         assert_eq!(spool_file_id(Path::new("/tmp/abc.json")), Ok(None));
         assert_eq!(spool_file_id(Path::new("abc.json")), Ok(None));
         assert_eq!(spool_file_id(Path::new("-")), Ok(None));

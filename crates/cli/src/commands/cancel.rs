@@ -1,0 +1,33 @@
+//! `cancel ID [--reason TEXT]`: withdraw a pending request by placing its tombstone.
+
+use anyhow::{bail, Result};
+use inbox_engine::{Placed, SettleError};
+
+use crate::args::{CancelArgs, LocationArgs};
+use crate::commands::answer::already_settled;
+use crate::{exit, locations};
+
+pub fn run(locations: &LocationArgs, args: &CancelArgs) -> Result<u8> {
+    let id = args.id.as_str();
+    super::ensure_valid_id(id)?;
+    let mut engine = locations::open_engine(locations)?;
+    match engine.cancel(id, args.reason.trim()) {
+        Ok(Placed::Written) => {
+            eprintln!("cancelled {id}; no outcome will be written for it");
+            Ok(exit::OK)
+        }
+        Ok(Placed::AlreadyThere) => {
+            eprintln!("request {id} was already cancelled");
+            Ok(exit::OK)
+        }
+        Err(SettleError::AlreadySettled(outcome)) => {
+            eprintln!("{}; its outcome stands", already_settled(&outcome));
+            Ok(exit::ALREADY_SETTLED)
+        }
+        Err(SettleError::NotFound(_)) => bail!(
+            "no request \"{id}\" in the spool {}",
+            engine.spool().root().display()
+        ),
+        Err(error) => Err(error.into()),
+    }
+}

@@ -1,0 +1,34 @@
+//! `list [--all] [--json]`: what is waiting for the operator.
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+
+use crate::args::{ListArgs, LocationArgs};
+use crate::{exit, locations, output, render};
+
+pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
+    let mut engine = locations::open_engine(locations)?;
+    // Ingest what arrived while no inbox ran; policies stay with `watch`.
+    engine.sync().context("cannot scan the spool")?;
+    let mut rows = engine.store().pending().context("cannot list requests")?;
+    if args.all {
+        let history = engine
+            .store()
+            .history(i64::MAX as usize)
+            .context("cannot list settled requests")?;
+        rows.extend(history);
+    }
+    if args.json {
+        output::json(&rows)?;
+    } else if rows.is_empty() {
+        let none = if args.all {
+            "No requests."
+        } else {
+            "No pending requests."
+        };
+        output::stdout(&format!("{none}\n"))?;
+    } else {
+        output::stdout(&render::summary_table(&rows, args.all, Utc::now()))?;
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,25 @@
+//! One module per command. Each `run` returns the exit code for the outcomes the command
+//! reports itself; an `Err` is a failure (exit 1), printed by `main`.
+
+pub mod answer;
+pub mod ask;
+pub mod cancel;
+pub mod check;
+pub mod demo;
+pub mod list;
+pub mod schema;
+pub mod show;
+pub mod watch;
+
+use anyhow::{bail, Result};
+
+/// Refuses an id that cannot name a request, before it is used to build a path.
+pub fn ensure_valid_id(id: &str) -> Result<()> {
+    if !inbox_protocol::is_valid_id(id) {
+        bail!(
+            "\"{id}\" is not a valid request id (letters, digits, '.', '_' or '-', starting \
+             with a letter or digit, at most 128 characters), so there is no such request"
+        );
+    }
+    Ok(())
+}

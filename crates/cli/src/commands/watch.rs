@@ -1,0 +1,69 @@
+//! `watch [--poll] [--no-notify]`: the headless inbox. The engine's loop runs on the main
+//! thread; a printer thread writes one line per event to standard output, flushed at once so
+//! that a reader (a log, a test) sees each change as it happens.
+
+use std::io::Write;
+use std::thread;
+
+use anyhow::{Context, Result};
+use chrono::{Local, SecondsFormat};
+use crossbeam_channel::Receiver;
+use inbox_engine::notifier::{DesktopNotifier, Notifier, Silent};
+use inbox_engine::{Event, WatchOptions};
+
+use crate::args::{LocationArgs, WatchArgs};
+use crate::{exit, locations};
+
+/// The name notifications are sent under.
+const APP_NAME: &str = "Answer Inbox";
+
+pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
+    let (shutdown_tx, shutdown) = crossbeam_channel::bounded::<()>(1);
+    // SIGINT, SIGTERM (and SIGHUP): stop between two batches, never inside one.
+    ctrlc::set_handler(move || {
+        let _ = shutdown_tx.try_send(());
+    })
+    .context("cannot install the SIGINT/SIGTERM handler")?;
+
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifier: Box<dyn Notifier> = if args.no_notify {
+        Box::new(Silent)
+    } else {
+        Box::new(DesktopNotifier::start(APP_NAME))
+    };
+    let mut engine = locations::open_engine(locations)?
+        .with_events(events_tx)
+        .with_notifier(notifier);
+    eprintln!(
+        "watching {} (db {})",
+        engine.spool().root().display(),
+        locations::db_path(locations)?.display()
+    );
+
+    let printer = thread::Builder::new()
+        .name("event-log".into())
+        .spawn(move || print_events(&events))
+        .context("cannot start the event printer")?;
+    let options = WatchOptions {
+        poll: args.poll,
+        ..WatchOptions::default()
+    };
+    let result = inbox_engine::run(&mut engine, &options, &shutdown);
+    // Dropping the engine closes the event channel: the printer drains it and ends.
+    drop(engine);
+    let _ = printer.join();
+    result.context("the inbox stopped")?;
+    eprintln!("stopped");
+    Ok(exit::OK)
+}
+
+/// `<RFC 3339 time> <what happened>`, one line per event, until the engine is gone.
+fn print_events(events: &Receiver<Event>) {
+    let stdout = std::io::stdout();
+    for event in events {
+        let now = Local::now().to_rfc3339_opts(SecondsFormat::Millis, false);
+        let mut out = stdout.lock();
+        // A closed standard output must not stop the inbox: it keeps working without a log.
+        let _ = writeln!(out, "{now} {}", event.log_line()).and_then(|()| out.flush());
+    }
+}

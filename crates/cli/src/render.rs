@@ -1,0 +1,519 @@
+//! Text for people: tables, request details, problem lists. Pure functions from values to
+//! strings, so they are testable without a terminal; machines get `--json` instead.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Local, TimeDelta, Utc};
+use inbox_engine::store::LoggedEvent;
+use inbox_engine::{RequestDetail, RequestSummary, State};
+use inbox_protocol::{Outcome, Problem, Question, QuestionKind, Request, Source};
+use serde_json::Value;
+
+use crate::commands::check::FileReport;
+
+/// Widest title shown in the list.
+const TITLE_WIDTH: usize = 48;
+const NONE: &str = "—";
+
+/// One indented line per problem: `  /pointer: message`.
+pub fn problem_lines(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|problem| format!("  {problem}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `FILE: ok (N questions)`, or `FILE: invalid` and its problems.
+pub fn check_reports(reports: &[FileReport]) -> String {
+    let mut text = String::new();
+    for report in reports {
+        if let Some(reason) = &report.unreadable {
+            let _ = writeln!(text, "{}: {reason}", report.file);
+        } else if report.valid {
+            let _ = writeln!(
+                text,
+                "{}: ok ({})",
+                report.file,
+                count(report.questions, "question")
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "{}: invalid\n{}",
+                report.file,
+                problem_lines(&report.errors)
+            );
+        }
+    }
+    text
+}
+
+/// The `list` table. `with_status` adds a STATUS column (for `--all`).
+pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<Utc>) -> String {
+    let mut header = vec!["ID"];
+    if with_status {
+        header.push("STATUS");
+    }
+    header.extend(["PRIORITY", "TITLE", "SOURCE", "Q", "AGE", "EXPIRES"]);
+    let mut table: Vec<Vec<String>> = vec![header.into_iter().map(str::to_owned).collect()];
+    for row in rows {
+        let mut cells = vec![row.id.clone()];
+        if with_status {
+            cells.push(row.state.as_str().to_owned());
+        }
+        let expires = match (row.state, row.deadline) {
+            (State::Pending, Some(deadline)) => until(deadline, now),
+            _ => NONE.to_owned(),
+        };
+        cells.extend([
+            enum_text(&row.priority),
+            truncate(&one_line(&row.title), TITLE_WIDTH),
+            source_short(&row.source),
+            row.question_count.to_string(),
+            age(row.placed_at, now),
+            expires,
+        ]);
+        table.push(cells);
+    }
+    align(&table)
+}
+
+/// Left-aligned columns, two spaces apart, no trailing blanks.
+fn align(table: &[Vec<String>]) -> String {
+    let columns = table.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            table
+                .iter()
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::new();
+    for row in table {
+        let mut line = String::new();
+        for (cell, width) in row.iter().zip(&widths) {
+            let _ = write!(line, "{cell:<width$}  ");
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// `app/run/tool`, or a dash.
+pub fn source_short(source: &Source) -> String {
+    let parts: Vec<&str> = [&source.app, &source.run, &source.tool]
+        .iter()
+        .filter_map(|part| part.as_deref())
+        .collect();
+    if parts.is_empty() {
+        NONE.to_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// Every source field, `app planu · run r-7 · host ci-3 · team ops`.
+fn source_long(source: &Source) -> String {
+    let mut parts: Vec<String> = [
+        ("app", &source.app),
+        ("run", &source.run),
+        ("tool", &source.tool),
+        ("host", &source.host),
+        ("url", &source.url),
+    ]
+    .iter()
+    .filter_map(|(key, value)| value.as_deref().map(|v| format!("{key} {v}")))
+    .collect();
+    parts.extend(
+        source
+            .extra
+            .iter()
+            .map(|(key, value)| format!("{key} {}", value_text(value))),
+    );
+    if parts.is_empty() {
+        NONE.to_owned()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// How long ago: `42s`, `5m`, `2h`, `3d`.
+pub fn age(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    span(now - then)
+}
+
+/// Until a deadline: `in 4m`, or `overdue 2m`.
+pub fn until(deadline: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let left = deadline - now;
+    if left < TimeDelta::zero() {
+        format!("overdue {}", span(-left))
+    } else {
+        format!("in {}", span(left))
+    }
+}
+
+fn span(delta: TimeDelta) -> String {
+    let seconds = delta.num_seconds().max(0);
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3_600 => format!("{}m", seconds / 60),
+        3_600..86_400 => format!("{}h", seconds / 3_600),
+        _ => format!("{}d", seconds / 86_400),
+    }
+}
+
+/// A local time for people: `2026-12-03 10:42:17 +01:00`.
+pub fn local_time(at: DateTime<Utc>) -> String {
+    at.with_timezone(&Local)
+        .format("%Y-%m-%d %H:%M:%S %:z")
+        .to_string()
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A serde enum's wire name (`high`, `interactive`, `multiChoice`).
+fn enum_text<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(text)) => text,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// A JSON value for people: strings bare, everything else as compact JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{by}{line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `show` page: the request, its questions, its outcome, its history.
+pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>) -> String {
+    let summary = &detail.summary;
+    let mut text = String::new();
+    let _ = writeln!(text, "{}", summary.title);
+    let mut fields: Vec<(&str, String)> = vec![
+        ("id", summary.id.clone()),
+        ("status", summary.state.as_str().to_owned()),
+        ("source", source_long(&summary.source)),
+        ("priority", enum_text(&summary.priority)),
+    ];
+    if let Some(request) = &detail.request {
+        fields.push(("mode", enum_text(&request.mode)));
+    }
+    fields.push((
+        "placed",
+        format!(
+            "{} ({} ago)",
+            local_time(summary.placed_at),
+            age(summary.placed_at, now)
+        ),
+    ));
+    if let Some(deadline) = summary.deadline {
+        let when = if summary.state == State::Pending {
+            format!("{} ({})", local_time(deadline), until(deadline, now))
+        } else {
+            local_time(deadline)
+        };
+        fields.push(("expires", when));
+    }
+    if let Some(settled) = summary.settled_at {
+        fields.push(("settled", local_time(settled)));
+    }
+    text.push_str(&key_values(&fields, "  "));
+
+    if let Some(request) = &detail.request {
+        text.push('\n');
+        text.push_str(&questions(request));
+    }
+    if let Some(outcome) = &detail.outcome {
+        text.push('\n');
+        text.push_str(&outcome_text(outcome));
+    }
+    if !events.is_empty() {
+        let _ = writeln!(text, "\nHistory");
+        for event in events {
+            let _ = writeln!(
+                text,
+                "  {}  {}",
+                local_time(event.at),
+                event_text(&event.kind, &event.detail)
+            );
+        }
+    }
+    if summary.state == State::Pending {
+        let _ = writeln!(
+            text,
+            "\nAnswer with: answer-inbox answer {} --set QID=VALUE ... (or --decline REASON)",
+            summary.id
+        );
+    }
+    text
+}
+
+fn key_values(fields: &[(&str, String)], prefix: &str) -> String {
+    let width = fields.iter().map(|(k, _)| k.len()).max().unwrap_or(0) + 1;
+    fields
+        .iter()
+        .map(|(key, value)| format!("{prefix}{:<width$} {value}\n", format!("{key}:")))
+        .collect()
+}
+
+fn questions(request: &Request) -> String {
+    let mut text = String::from("Questions\n");
+    for (index, question) in request.questions.iter().enumerate() {
+        if index > 0 {
+            text.push('\n');
+        }
+        text.push_str(&question_text(index + 1, question));
+    }
+    if request.confirm_title.is_some() || request.confirm_description.is_some() {
+        let _ = writeln!(text, "\nBefore submitting");
+        if let Some(title) = &request.confirm_title {
+            let _ = writeln!(text, "  {title}");
+        }
+        if let Some(description) = &request.confirm_description {
+            let _ = writeln!(text, "{}", indent(description, "    "));
+        }
+    }
+    text
+}
+
+fn question_text(number: usize, question: &Question) -> String {
+    let mut text = String::new();
+    let required = if question.required {
+        "required"
+    } else {
+        "optional"
+    };
+    let label = question
+        .label
+        .as_deref()
+        .map(|l| format!(" \"{l}\""))
+        .unwrap_or_default();
+    let _ = writeln!(
+        text,
+        "  {number}. {}{label}  [{}, {required}]",
+        question.id,
+        question.wire_type.as_str()
+    );
+    let _ = writeln!(text, "{}", indent(&question.question, "     "));
+    if let Some(description) = &question.description {
+        let _ = writeln!(text, "{}", indent(description, "       "));
+    }
+    let default = question.default.as_ref();
+    // A default among the listed choices is marked there; any other is printed below.
+    let mut default_marked = false;
+    match question.kind {
+        QuestionKind::Confirm => {
+            let _ = writeln!(text, "     answer: yes or no");
+        }
+        QuestionKind::Choice | QuestionKind::MultiChoice => {
+            let what = if question.kind == QuestionKind::MultiChoice {
+                "options (any of them; repeat --set for each):"
+            } else {
+                "options (one of them):"
+            };
+            let _ = writeln!(text, "     {what}");
+            let defaults: Vec<&str> = match default {
+                Some(Value::String(one)) => vec![one.as_str()],
+                Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            default_marked =
+                !defaults.is_empty() && defaults.iter().all(|id| question.choice(id).is_some());
+            for choice in &question.choices {
+                let mut line = format!("       - {}", choice.id);
+                if choice.label != choice.id {
+                    let _ = write!(line, " ({})", choice.label);
+                }
+                if defaults.contains(&choice.id.as_str()) {
+                    line.push_str("  [default]");
+                }
+                let _ = writeln!(text, "{line}");
+                if let Some(description) = &choice.description {
+                    let _ = writeln!(text, "{}", indent(description, "           "));
+                }
+            }
+            if question.allow_custom {
+                let _ = writeln!(text, "     fill-in answers allowed");
+            }
+        }
+        QuestionKind::Text => {
+            if let Some(pattern) = &question.pattern {
+                let _ = writeln!(text, "     must match: {pattern}");
+            }
+        }
+    }
+    match default.filter(|_| !default_marked) {
+        Some(Value::Array(none)) if none.is_empty() => {
+            let _ = writeln!(text, "     default: none of them");
+        }
+        Some(value) => {
+            let _ = writeln!(text, "     default: {}", answer_value(value));
+        }
+        None => {}
+    }
+    text
+}
+
+/// An answer value: `yes`/`no`, a bare string, or a list.
+fn answer_value(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        Value::String(text) => format!("\"{text}\""),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(answer_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn outcome_text(outcome: &Outcome) -> String {
+    let mut text = String::from("Outcome\n");
+    let fields = vec![
+        ("status", outcome.status.as_str().to_owned()),
+        ("by", outcome.answered_by.clone()),
+        ("at", local_time(outcome.answered_at)),
+        ("instance", outcome.instance.clone()),
+    ];
+    text.push_str(&key_values(&fields, "  "));
+    if let Some(reason) = &outcome.reason {
+        let _ = writeln!(text, "  reason:   {reason}");
+    }
+    if !outcome.answers.is_empty() {
+        let _ = writeln!(text, "  answers:");
+        let width = outcome
+            .answers
+            .keys()
+            .map(|k| k.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (id, value) in &outcome.answers {
+            let mut marks = Vec::new();
+            if outcome.custom.contains(id) {
+                marks.push("fill-in");
+            }
+            if outcome.defaulted.contains(id) {
+                marks.push("default");
+            }
+            let marks = if marks.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", marks.join(", "))
+            };
+            let _ = writeln!(text, "    {id:<width$}  {}{marks}", answer_value(value));
+            if let Some(note) = outcome.notes.as_ref().and_then(|n| n.get(id)) {
+                let _ = writeln!(text, "    {:<width$}  note: {note}", "");
+            }
+        }
+    }
+    if let Some(errors) = &outcome.errors {
+        let _ = writeln!(text, "  errors:\n{}", indent(&problem_lines(errors), "  "));
+    }
+    text
+}
+
+/// One history entry: `answered by operator:ann on host/instance`, `cancelled, reason: ...`.
+fn event_text(kind: &str, detail: &Value) -> String {
+    let mut text = kind.to_owned();
+    let Value::Object(map) = detail else {
+        return text;
+    };
+    if let Some(Value::String(by)) = map.get("answered_by") {
+        let _ = write!(text, " by {by}");
+    }
+    if let Some(Value::String(instance)) = map.get("instance") {
+        let _ = write!(text, " on {instance}");
+    }
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            (_, Value::Null) => {}
+            (_, Value::String(s)) if s.is_empty() => {}
+            // Shown above, or on the page already.
+            ("answered_by" | "instance" | "title", _) => {}
+            ("errors", Value::Array(errors)) => {
+                let messages: Vec<String> = errors
+                    .iter()
+                    .filter_map(|e| serde_json::from_value::<Problem>(e.clone()).ok())
+                    .map(|p| p.to_string())
+                    .collect();
+                let _ = write!(text, ": {}", messages.join("; "));
+            }
+            (key, value) => {
+                let _ = write!(text, ", {key}: {}", value_text(value));
+            }
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_short() {
+        let now = Utc::now();
+        assert_eq!(age(now - TimeDelta::seconds(42), now), "42s");
+        assert_eq!(age(now - TimeDelta::minutes(5), now), "5m");
+        assert_eq!(age(now - TimeDelta::hours(2), now), "2h");
+        assert_eq!(age(now - TimeDelta::days(3), now), "3d");
+        assert_eq!(until(now + TimeDelta::minutes(4), now), "in 4m");
+        assert_eq!(until(now - TimeDelta::minutes(2), now), "overdue 2m");
+    }
+
+    #[test]
+    fn columns_line_up() {
+        let table = vec![
+            vec!["ID".to_owned(), "TITLE".to_owned()],
+            vec!["a-long-id".to_owned(), "x".to_owned()],
+        ];
+        assert_eq!(align(&table), "ID         TITLE\na-long-id  x\n");
+    }
+
+    #[test]
+    fn long_titles_are_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}
