@@ -25,7 +25,7 @@ use crate::harness::{check_not_broken, RunningEngine, Scratch, ThreadTimes};
 use crate::stats::{median, ms, per_second, table, thousands, verdict};
 
 pub const DEFAULT_N: usize = 10_000;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// One round of both sides.
 struct Round {

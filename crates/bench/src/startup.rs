@@ -11,8 +11,10 @@ use std::ffi::OsString;
 use std::fs;
 use std::time::{Duration, Instant};
 
+use chrono::Utc;
 use crossbeam_channel::unbounded;
-use inbox_engine::{Area, Engine, Event, Spool, Store};
+use inbox_engine::watcher::watch_spool;
+use inbox_engine::{Area, Engine, Event, Spool, Store, WatchOptions};
 
 use crate::fixtures;
 use crate::harness::{check_not_broken, RunningEngine, Scratch};
@@ -122,6 +124,18 @@ pub fn run(n: usize) -> anyhow::Result<()> {
                 "`Store::known` (ids and states from SQLite)".into(),
                 ms(median(&breakdown.known)),
             ],
+            vec![
+                "`Engine::sync` as a whole (the above two, the transaction, reaping tmp/)".into(),
+                ms(median(&breakdown.sync)),
+            ],
+            vec![
+                "`run` only: `watch_spool` (inotify on the three directories)".into(),
+                ms(median(&breakdown.watch)),
+            ],
+            vec![
+                "`run` only: `track_open`, autonomous, expiry, notify, pending count".into(),
+                ms(median(&breakdown.after_scan)),
+            ],
         ],
     );
     println!(
@@ -197,6 +211,9 @@ struct Breakdown {
     new: Vec<Duration>,
     scan: Vec<Duration>,
     known: Vec<Duration>,
+    sync: Vec<Duration>,
+    watch: Vec<Duration>,
+    after_scan: Vec<Duration>,
 }
 
 impl Breakdown {
@@ -206,7 +223,7 @@ impl Breakdown {
         let spool = Spool::open(dirs.spool_dir())?;
         self.open.push(started.elapsed());
         let started = Instant::now();
-        let engine = Engine::new(spool, store)?;
+        let mut engine = Engine::new(spool, store)?;
         self.new.push(started.elapsed());
         let started = Instant::now();
         let listing = engine.spool().scan()?;
@@ -215,6 +232,26 @@ impl Breakdown {
         let known = engine.store().known()?;
         self.known.push(started.elapsed());
         anyhow::ensure!(known.len() == listing.requests.len());
+        let started = Instant::now();
+        engine.sync()?;
+        self.sync.push(started.elapsed());
+
+        let (hints, _unused) = unbounded();
+        let started = Instant::now();
+        let watcher = watch_spool(engine.spool(), &WatchOptions::default(), hints)?;
+        self.watch.push(started.elapsed());
+        drop(watcher);
+
+        // What else `run` does before `Ready` (`track_open` runs before its scan).
+        let started = Instant::now();
+        engine.track_open()?;
+        engine.apply_autonomous_to_pending()?;
+        engine.take_fresh();
+        engine.expire_due(Utc::now())?;
+        engine.notify_new()?;
+        let pending = engine.store().pending()?.len();
+        self.after_scan.push(started.elapsed());
+        anyhow::ensure!(pending == 0, "{pending} requests still pending");
         Ok(())
     }
 }

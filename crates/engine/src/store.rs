@@ -26,8 +26,9 @@ pub enum StoreError {
 
 /// Schema history. Append only: a released migration is never edited.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    Migrations::new(vec![
+        M::up(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
          CREATE TABLE requests (
              id TEXT PRIMARY KEY,
              status TEXT NOT NULL,           -- pending, cancelled, or an outcome status
@@ -76,7 +77,14 @@ fn migrations() -> Migrations<'static> {
              reason TEXT NOT NULL,
              first_seen INTEGER NOT NULL
          );",
-    )])
+        ),
+        // Finding the requests not announced yet must not scan every pending row: with
+        // thousands pending, the loop asks after every batch.
+        M::up(
+            "CREATE INDEX requests_unnotified ON requests (priority, placed_at)
+             WHERE status = 'pending' AND notified = 0 AND request_json IS NOT NULL;",
+        ),
+    ])
 }
 
 /// A request's state in the store.
@@ -435,14 +443,14 @@ impl Store {
              ORDER BY r.priority DESC, r.placed_at",
             [],
         )?;
-        let mut mark = self
-            .conn
-            .prepare_cached("UPDATE requests SET notified = 1 WHERE id = ?1")?;
-        for row in &rows {
-            mark.execute([&row.id])?;
-        }
-        drop(mark);
         if !rows.is_empty() {
+            // The same condition as the query above, inside the same transaction.
+            self.conn
+                .prepare_cached(
+                    "UPDATE requests SET notified = 1
+                     WHERE status = 'pending' AND notified = 0 AND request_json IS NOT NULL",
+                )?
+                .execute([])?;
             let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
             self.log(None, "notified", &serde_json::json!({ "ids": ids }), now)?;
         }
