@@ -218,18 +218,24 @@ impl Engine {
         let Some(request) = self.store.detail(id)?.and_then(|detail| detail.request) else {
             return Ok(());
         };
+        self.open_request(id, request)
+    }
+
+    /// Reports a request as open, then settles it at once if its outcome or tombstone is
+    /// already in the spool; otherwise hands it to the policies.
+    fn open_request(&mut self, id: &str, request: Request) -> Result<(), EngineError> {
         self.outbox.push(ingested_event(id, &request));
         if let Some(open) = &mut self.open {
             open.insert(id.to_owned());
         }
         if self.spool.exists(Area::Answers, id) {
-            self.ingest_outcome(id)?;
+            self.ingest_outcome(id)
         } else if self.spool.exists(Area::Cancel, id) {
-            self.ingest_tombstone(id)?;
+            self.ingest_tombstone(id)
         } else {
             self.fresh.push(request);
+            Ok(())
         }
-        Ok(())
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
@@ -479,17 +485,7 @@ impl Engine {
         match parsed {
             Ok(request) => {
                 self.store.insert_pending(id, &request, placed_at, now)?;
-                self.outbox.push(ingested_event(id, &request));
-                if let Some(open) = &mut self.open {
-                    open.insert(id.to_owned());
-                }
-                if self.spool.exists(Area::Answers, id) {
-                    self.ingest_outcome(id)?;
-                } else if self.spool.exists(Area::Cancel, id) {
-                    self.ingest_tombstone(id)?;
-                } else {
-                    self.fresh.push(request);
-                }
+                self.open_request(id, request)?;
             }
             Err(errors) => {
                 self.store.insert_rejected(id, &errors, placed_at, now)?;
