@@ -109,23 +109,23 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     table(
         &["side", "drops", "p50", "p99", "max"],
         &[
-            row(
+            Summary::row(
                 "bare `notify` watcher: rename → event received by the consumer thread",
                 &bare,
             ),
-            row(
+            Summary::row(
                 "engine: rename → row committed, `Event::Ingested` received",
                 &engine,
             ),
-            row(
+            Summary::row(
                 "(reference) bare watcher: rename → its callback runs",
                 &Summary::of(&samples.bare_callback),
             ),
-            row(
+            Summary::row(
                 "(diagnosis) engine work alone: `Engine::handle_paths` on this thread",
                 &Summary::of(&samples.work),
             ),
-            row(
+            Summary::row(
                 "(diagnosis) of which `parse_request` of the body",
                 &Summary::of(&samples.parse),
             ),
@@ -153,14 +153,4 @@ fn targets(bare: &Summary, engine: &Summary) {
             ],
         ],
     );
-}
-
-fn row(label: &str, summary: &Summary) -> Vec<String> {
-    vec![
-        label.into(),
-        summary.n.to_string(),
-        ms(summary.p50),
-        ms(summary.p99),
-        ms(summary.max),
-    ]
 }

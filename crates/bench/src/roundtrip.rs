@@ -33,24 +33,24 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     table(
         &["measure", "samples", "p50", "p99", "max"],
         &[
-            row("(a) bare watcher: request rename → event", &bare_a),
-            row(
+            Summary::row("(a) bare watcher: request rename → event", &bare_a),
+            Summary::row(
                 "(a) round trip: request rename → `defaulted` outcome on disk (watcher event)",
                 &round_trip,
             ),
-            row(
+            Summary::row(
                 "(a) for reference: request rename → `Event::Settled` received",
                 &settled,
             ),
-            row(
+            Summary::row(
                 "(b) bare watcher: `write_outcome` called → outcome event",
                 &bare_b,
             ),
-            row(
+            Summary::row(
                 "(b) `ask --wait` wake-up: `write_outcome` called → `wait_for_outcome` returned",
                 &wake_up,
             ),
-            row(
+            Summary::row(
                 "(b) for reference: the `write_outcome` call itself (2 fsyncs)",
                 &writing,
             ),
@@ -147,14 +147,4 @@ fn wake_up(n: usize) -> anyhow::Result<(Summary, Summary, Summary)> {
         Summary::of(&wakes),
         Summary::of(&writes),
     ))
-}
-
-fn row(label: &str, summary: &Summary) -> Vec<String> {
-    vec![
-        label.into(),
-        summary.n.to_string(),
-        ms(summary.p50),
-        ms(summary.p99),
-        ms(summary.max),
-    ]
 }

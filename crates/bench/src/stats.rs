@@ -12,6 +12,17 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// A table row: label, sample count, p50, p99, max.
+    pub fn row(label: &str, summary: &Summary) -> Vec<String> {
+        vec![
+            label.into(),
+            summary.n.to_string(),
+            ms(summary.p50),
+            ms(summary.p99),
+            ms(summary.max),
+        ]
+    }
+
     /// Summarises `samples` (which must not be empty).
     pub fn of(samples: &[Duration]) -> Summary {
         assert!(!samples.is_empty(), "no samples to summarise");
