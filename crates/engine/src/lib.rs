@@ -6,12 +6,14 @@
 //! - [`watcher`]: the loop that keeps the store in step with the spool.
 //! - [`policy`]: autonomous mode and expiry, as pure decisions.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
+//! - [`locations`]: the default spool and database, opened safely.
 //! - [`wait`]: the asker's side: wait for one request's outcome.
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
 pub mod engine;
 pub mod event;
+pub mod locations;
 pub mod notifier;
 pub mod policy;
 pub mod spool;

@@ -31,9 +31,9 @@ pub struct DesktopNotifier {
 }
 
 /// How long after a new request its siblings of the same burst are gathered.
-const GATHER: Duration = Duration::from_millis(250);
+pub const GATHER: Duration = Duration::from_millis(250);
 /// Least time between two notifications: what arrives meanwhile becomes one summary.
-const MIN_GAP: Duration = Duration::from_millis(1500);
+pub const MIN_GAP: Duration = Duration::from_millis(1500);
 
 impl DesktopNotifier {
     /// Starts the notification thread. `app_name` is shown by the notification daemon.
@@ -121,10 +121,23 @@ pub fn compose(requests: &[RequestSummary]) -> Option<Notice> {
 }
 
 fn notification_loop(app_name: &'static str, inbox: Receiver<Vec<RequestSummary>>) {
+    coalesce(&inbox, |batch| {
+        if let Some(notice) = compose(&batch) {
+            send(app_name, &notice);
+        }
+    });
+}
+
+/// Receives batches of new requests until the sender is dropped, handing `deliver` one
+/// gathered batch at a time: what arrives within [`GATHER`] of the first request, and
+/// nothing sooner than [`MIN_GAP`] after the previous delivery, so a burst of hundreds of
+/// files gives one summary. Shared by every front end that shows notifications.
+pub fn coalesce(
+    inbox: &Receiver<Vec<RequestSummary>>,
+    mut deliver: impl FnMut(Vec<RequestSummary>),
+) {
     let mut last_sent: Option<Instant> = None;
     while let Ok(mut batch) = inbox.recv() {
-        // Gather what arrives right behind the first request, and hold back while the last
-        // bubble is fresh, so a burst of hundreds of files gives one summary.
         let mut until = Instant::now() + GATHER;
         if let Some(last) = last_sent {
             until = until.max(last + MIN_GAP);
@@ -132,10 +145,8 @@ fn notification_loop(app_name: &'static str, inbox: Receiver<Vec<RequestSummary>
         while let Ok(more) = inbox.recv_deadline(until) {
             batch.extend(more);
         }
-        if let Some(notice) = compose(&batch) {
-            send(app_name, &notice);
-            last_sent = Some(Instant::now());
-        }
+        deliver(batch);
+        last_sent = Some(Instant::now());
     }
 }
 

@@ -465,12 +465,46 @@ impl Store {
         )
     }
 
+    /// How many requests are pending.
+    pub fn pending_count(&self) -> Result<usize, StoreError> {
+        let count: i64 = self.conn.query_row(
+            "SELECT count(*) FROM requests WHERE status = 'pending'",
+            [],
+            |row| row.get(0),
+        )?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
     /// Settled and cancelled requests, newest first.
     pub fn history(&self, limit: usize) -> Result<Vec<RequestSummary>, StoreError> {
         self.summaries(
             "WHERE r.status != 'pending' ORDER BY r.settled_at DESC LIMIT ?1",
             [limit as i64],
         )
+    }
+
+    /// Settled and cancelled requests, newest first, each with its outcome and (when it was
+    /// valid) its normalised request, for a history view that shows the answers.
+    pub fn history_detailed(&self, limit: usize) -> Result<Vec<RequestDetail>, StoreError> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json
+             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
+             WHERE r.status != 'pending' ORDER BY r.settled_at DESC LIMIT ?1"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map([limit as i64], |r| {
+            Ok((
+                summary_from_row(r)?,
+                r.get::<_, Option<String>>(11)?,
+                r.get::<_, Option<String>>(12)?,
+            ))
+        })?;
+        let mut details = Vec::new();
+        for row in rows {
+            let (summary, request_json, outcome_json) = row?;
+            details.push(detail_from_json(summary, request_json, outcome_json)?);
+        }
+        Ok(details)
     }
 
     fn summaries<P: rusqlite::Params>(
@@ -504,21 +538,7 @@ impl Store {
         let Some((summary, request_json, outcome_json)) = row else {
             return Ok(None);
         };
-        let corrupt = |message: String| StoreError::Corrupt {
-            id: id.to_owned(),
-            message,
-        };
-        let request = request_json
-            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
-            .transpose()?;
-        let outcome = outcome_json
-            .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
-            .transpose()?;
-        Ok(Some(RequestDetail {
-            summary,
-            request,
-            outcome,
-        }))
+        detail_from_json(summary, request_json, outcome_json).map(Some)
     }
 
     /// Pending requests with their normalised form and placement time, for policies; only
@@ -649,6 +669,29 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
         } else {
             Mode::Interactive
         },
+    })
+}
+
+/// Builds a [`RequestDetail`] from a summary and the stored JSON of its request and outcome.
+fn detail_from_json(
+    summary: RequestSummary,
+    request_json: Option<String>,
+    outcome_json: Option<String>,
+) -> Result<RequestDetail, StoreError> {
+    let corrupt = |message: String| StoreError::Corrupt {
+        id: summary.id.clone(),
+        message,
+    };
+    let request = request_json
+        .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+        .transpose()?;
+    let outcome = outcome_json
+        .map(|json| serde_json::from_str(&json).map_err(|e| corrupt(e.to_string())))
+        .transpose()?;
+    Ok(RequestDetail {
+        summary,
+        request,
+        outcome,
     })
 }
 

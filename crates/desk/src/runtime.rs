@@ -1,0 +1,130 @@
+//! The engine's loop, running in the background for the app, and the translation of its
+//! events into what the window needs to hear.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use inbox_engine::notifier::Notifier;
+use inbox_engine::{locations, Event, Store, WatchOptions};
+
+use crate::views::UiEvent;
+
+/// How long the forwarder gathers engine events before telling the window the lists
+/// changed: a burst of a thousand files becomes a handful of refreshes, not a thousand.
+pub const REFRESH_GATHER: Duration = Duration::from_millis(40);
+
+/// The running loop. Dropping it stops the loop and waits for it.
+pub struct Background {
+    shutdown: Option<Sender<()>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Background {
+    /// Opens a second engine on the same spool and database, with `notifier`, and runs the
+    /// watcher loop on a thread; every change reaches `sink` as [`UiEvent`]s.
+    pub fn start(
+        spool_dir: &Path,
+        db_path: &Path,
+        notifier: Box<dyn Notifier>,
+        sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
+    ) -> Result<Background, String> {
+        let (events_tx, events) = crossbeam_channel::unbounded();
+        let mut engine = locations::open_engine(spool_dir, db_path)
+            .map_err(|e| e.to_string())?
+            .with_events(events_tx)
+            .with_notifier(notifier);
+        let (shutdown, shutdown_rx) = crossbeam_channel::bounded(1);
+        let db = db_path.to_owned();
+        let forward_sink = Arc::clone(&sink);
+        let forwarder = std::thread::Builder::new()
+            .name("ui-events".into())
+            .spawn(move || forward(&events, &db, forward_sink.as_ref()))
+            .map_err(|e| e.to_string())?;
+        let looper = std::thread::Builder::new()
+            .name("engine".into())
+            .spawn(move || {
+                if let Err(error) =
+                    inbox_engine::run(&mut engine, &WatchOptions::default(), &shutdown_rx)
+                {
+                    tracing::error!("the engine stopped: {error}");
+                    sink(UiEvent::Error {
+                        message: format!("the inbox stopped watching the spool: {error}"),
+                    });
+                }
+                // Dropping the engine here closes the event channel, which ends the forwarder.
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(Background {
+            shutdown: Some(shutdown),
+            threads: vec![looper, forwarder],
+        })
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        // Dropping the sender ends the loop's select; the loop's end drops the event sender,
+        // which ends the forwarder.
+        self.shutdown.take();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Passes settle and cancel events on at once, and gathers everything else into one
+/// `Changed` per [`REFRESH_GATHER`].
+fn forward(events: &Receiver<Event>, db_path: &Path, sink: &(dyn Fn(UiEvent) + Send + Sync)) {
+    let store = Store::open(db_path).ok();
+    while let Ok(first) = events.recv() {
+        let mut changed = false;
+        let mut ready_count = None;
+        let deadline = Instant::now() + REFRESH_GATHER;
+        let mut next = Some(first);
+        while let Some(event) = next {
+            if let Event::Ready { pending } = &event {
+                ready_count = Some(*pending);
+            }
+            changed |= changes_lists(&event);
+            if let Some(ui) = immediate(&event) {
+                sink(ui);
+            }
+            next = events.recv_deadline(deadline).ok();
+        }
+        if changed {
+            let count = store
+                .as_ref()
+                .and_then(|s| s.pending_count().ok())
+                .or(ready_count)
+                .unwrap_or(0);
+            sink(UiEvent::Changed {
+                pending: u32::try_from(count).unwrap_or(u32::MAX),
+            });
+        }
+    }
+}
+
+/// Whether an event changes what the Pending, History or Problems lists show.
+pub fn changes_lists(event: &Event) -> bool {
+    !matches!(event, Event::Notified { .. })
+}
+
+/// The events the window hears one by one (the open request may be the one concerned).
+pub fn immediate(event: &Event) -> Option<UiEvent> {
+    match event {
+        Event::Settled {
+            id,
+            status,
+            answered_by,
+        } => Some(UiEvent::Settled {
+            id: id.clone(),
+            status: status.as_str().to_owned(),
+            answered_by: answered_by.clone(),
+        }),
+        Event::Cancelled { id } => Some(UiEvent::Cancelled { id: id.clone() }),
+        _ => None,
+    }
+}

@@ -1,0 +1,397 @@
+//! What the window shows: plain, serialisable view models built from the engine's rows.
+//!
+//! These are the one contract between Rust and the UI. ts-rs generates their TypeScript
+//! twins into `ui/src/lib/bindings/`, and a test fails when the committed copies drift, so
+//! the UI never guesses a field name.
+
+use chrono::{DateTime, Utc};
+use inbox_engine::{RequestDetail, RequestSummary};
+use inbox_protocol::{Choice, Mode, Outcome, Question, QuestionKind, Request};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::markdown::render_markdown;
+
+/// Who is asking.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SourceView {
+    pub app: Option<String>,
+    pub run: Option<String>,
+    pub tool: Option<String>,
+    pub host: Option<String>,
+    /// Only `http`/`https` links survive; anything else is dropped.
+    pub url: Option<String>,
+}
+
+/// One row of the Pending or History list.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RowView {
+    pub id: String,
+    /// `pending`, `cancelled`, or the outcome status.
+    #[ts(
+        type = "\"pending\" | \"cancelled\" | \"answered\" | \"defaulted\" | \"declined\" | \"expired\" | \"rejected\""
+    )]
+    pub state: String,
+    pub title: String,
+    pub source: SourceView,
+    /// `low`, `normal`, `high` or `critical`.
+    #[ts(type = "\"low\" | \"normal\" | \"high\" | \"critical\"")]
+    pub priority: String,
+    /// `autonomous` requests that are still pending are blocked on a person.
+    pub autonomous: bool,
+    pub question_count: u32,
+    /// RFC 3339.
+    pub placed_at: String,
+    /// RFC 3339; when the request expires, if it does.
+    pub deadline: Option<String>,
+    pub settled_at: Option<String>,
+    pub answered_by: Option<String>,
+}
+
+/// One answer, as a person reads it.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct AnswerLine {
+    pub question_id: String,
+    pub question: String,
+    /// The answer in words: option labels, "Yes"/"No", the text given.
+    pub answer: String,
+    /// The operator's own fill-in text, not one of the options.
+    pub custom: bool,
+    /// Came from the question's default.
+    pub defaulted: bool,
+}
+
+/// How a request was settled.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct OutcomeView {
+    /// `answered`, `defaulted`, `declined`, `expired` or `rejected`.
+    #[ts(type = "\"answered\" | \"defaulted\" | \"declined\" | \"expired\" | \"rejected\"")]
+    pub status: String,
+    /// `operator:<name>` or `policy:<name>`.
+    pub answered_by: String,
+    pub answered_at: String,
+    /// The inbox instance that wrote it.
+    pub instance: String,
+    pub answers: Vec<AnswerLine>,
+    pub reason: Option<String>,
+    pub errors: Vec<ProblemView>,
+}
+
+/// A settled request in the History view.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct HistoryView {
+    pub row: RowView,
+    /// None for a request its asker cancelled.
+    pub outcome: Option<OutcomeView>,
+    /// From placing the file to the outcome, in milliseconds.
+    #[ts(type = "number | null")]
+    pub time_to_answer_ms: Option<i64>,
+}
+
+/// One problem with a file or an answer: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct ProblemView {
+    /// A JSON pointer, or a file path.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// A file in the spool that could not be read as a request.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SpoolProblemView {
+    /// The request id, when the file had a usable name and got a `rejected` outcome.
+    pub id: Option<String>,
+    pub path: String,
+    pub reasons: Vec<String>,
+    pub seen_at: String,
+}
+
+/// One option of a choice question.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ChoiceView {
+    pub id: String,
+    pub label: String,
+    pub description: Option<String>,
+}
+
+/// One question, ready to render as a form.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct QuestionView {
+    pub id: String,
+    /// `confirm`, `choice`, `multi_choice` or `text`.
+    #[ts(type = "\"confirm\" | \"choice\" | \"multi_choice\" | \"text\"")]
+    pub kind: String,
+    /// The type as its asker wrote it, e.g. `multiChoice` or `yes_no`.
+    pub wire_type: String,
+    pub question: String,
+    /// The markdown description as sanitised HTML: no scripts, no remote images.
+    pub description_html: Option<String>,
+    /// The tab header in a batch: the label, else the first three words.
+    pub tab_label: String,
+    pub choices: Vec<ChoiceView>,
+    /// Already a valid answer: a boolean, a choice id, an array of ids, or text.
+    pub default: Option<Value>,
+    pub required: bool,
+    pub pattern: Option<String>,
+    pub allow_custom: bool,
+}
+
+/// Everything the answer view needs about one request.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RequestView {
+    pub row: RowView,
+    pub questions: Vec<QuestionView>,
+    pub confirm_title: Option<String>,
+    pub confirm_description_html: Option<String>,
+    pub outcome: Option<OutcomeView>,
+}
+
+/// What became of a submitted answer or decline.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(tag = "result", rename_all = "snake_case")]
+#[ts(export)]
+pub enum SubmitResult {
+    /// This inbox wrote the outcome.
+    Settled { outcome: OutcomeView },
+    /// Someone else (another inbox, a policy, the CLI) settled it first; theirs stands.
+    AlreadySettled { outcome: OutcomeView },
+}
+
+/// The operator's settings, kept in `settings.json` in the config directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Settings {
+    /// The spool directory pipelines write to.
+    pub spool_dir: String,
+    /// Desktop notifications for new requests.
+    pub notifications: bool,
+    /// Silences notifications without turning them off.
+    pub do_not_disturb: bool,
+}
+
+/// The state of the app shown in the header and the tray.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct StatusView {
+    pub pending: u32,
+    pub spool_dir: String,
+    pub db_path: String,
+    /// `available`, `unavailable` (no notification daemon on the session bus), `off`, or
+    /// `do_not_disturb`.
+    pub notifications: String,
+    /// The name answers are recorded under: `operator:<name>`.
+    pub operator: String,
+}
+
+/// Something the window should react to, pushed from Rust as the `inbox` event.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[ts(export)]
+pub enum UiEvent {
+    /// The lists changed; fetch them again.
+    Changed { pending: u32 },
+    /// A request got its outcome, from anywhere.
+    Settled {
+        id: String,
+        status: String,
+        answered_by: String,
+    },
+    /// The asker withdrew a request.
+    Cancelled { id: String },
+    /// Show this request (a notification was clicked), or the list when `id` is null.
+    Focus { id: Option<String> },
+    /// Something the operator must know: the loop stopped, an answer from a notification
+    /// could not be written.
+    Error { message: String },
+}
+
+fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn word<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(text)) => text,
+        _ => String::new(),
+    }
+}
+
+impl SourceView {
+    pub fn of(source: &inbox_protocol::Source) -> SourceView {
+        SourceView {
+            app: source.app.clone(),
+            run: source.run.clone(),
+            tool: source.tool.clone(),
+            host: source.host.clone(),
+            url: source
+                .url
+                .clone()
+                .filter(|url| crate::links::is_web_link(url)),
+        }
+    }
+}
+
+impl RowView {
+    pub fn of(summary: &RequestSummary) -> RowView {
+        RowView {
+            id: summary.id.clone(),
+            state: summary.state.as_str().to_owned(),
+            title: summary.title.clone(),
+            source: SourceView::of(&summary.source),
+            priority: word(&summary.priority),
+            autonomous: summary.mode == Mode::Autonomous,
+            question_count: u32::try_from(summary.question_count).unwrap_or(u32::MAX),
+            placed_at: rfc3339(summary.placed_at),
+            deadline: summary.deadline.map(rfc3339),
+            settled_at: summary.settled_at.map(rfc3339),
+            answered_by: summary.answered_by.clone(),
+        }
+    }
+}
+
+impl ProblemView {
+    pub fn of(problem: &inbox_protocol::Problem) -> ProblemView {
+        ProblemView {
+            pointer: problem.pointer.clone(),
+            message: problem.message.clone(),
+        }
+    }
+}
+
+impl QuestionView {
+    pub fn of(question: &Question) -> QuestionView {
+        QuestionView {
+            id: question.id.clone(),
+            kind: word(&question.kind),
+            wire_type: word(&question.wire_type),
+            question: question.question.clone(),
+            description_html: question.description.as_deref().map(render_markdown),
+            tab_label: question.tab_label(),
+            choices: question.choices.iter().map(ChoiceView::of).collect(),
+            default: question.default.clone(),
+            required: question.required,
+            pattern: question.pattern.clone(),
+            allow_custom: question.allow_custom,
+        }
+    }
+}
+
+impl ChoiceView {
+    fn of(choice: &Choice) -> ChoiceView {
+        ChoiceView {
+            id: choice.id.clone(),
+            label: choice.label.clone(),
+            description: choice.description.clone(),
+        }
+    }
+}
+
+impl OutcomeView {
+    /// `request` gives the questions' words; without it the raw ids and values are shown.
+    pub fn of(outcome: &Outcome, request: Option<&Request>) -> OutcomeView {
+        let answers = outcome
+            .answers
+            .iter()
+            .map(|(id, value)| {
+                let question = request.and_then(|r| r.question(id));
+                AnswerLine {
+                    question_id: id.clone(),
+                    question: question
+                        .map(|q| q.question.clone())
+                        .unwrap_or_else(|| id.clone()),
+                    answer: answer_in_words(question, value),
+                    custom: outcome.custom.contains(id),
+                    defaulted: outcome.defaulted.contains(id),
+                }
+            })
+            .collect();
+        OutcomeView {
+            status: outcome.status.as_str().to_owned(),
+            answered_by: outcome.answered_by.clone(),
+            answered_at: rfc3339(outcome.answered_at),
+            instance: outcome.instance.clone(),
+            answers,
+            reason: outcome.reason.clone(),
+            errors: outcome
+                .errors
+                .iter()
+                .flatten()
+                .map(ProblemView::of)
+                .collect(),
+        }
+    }
+}
+
+/// "Yes"/"No", option labels joined by commas, or the text itself.
+pub fn answer_in_words(question: Option<&Question>, value: &Value) -> String {
+    let label = |id: &str| -> String {
+        question
+            .and_then(|q| q.choice(id))
+            .map(|c| c.label.clone())
+            .unwrap_or_else(|| id.to_owned())
+    };
+    match value {
+        Value::Bool(true) => "Yes".into(),
+        Value::Bool(false) => "No".into(),
+        Value::String(text) if question.is_some_and(|q| q.kind == QuestionKind::Text) => {
+            text.clone()
+        }
+        Value::String(id) => label(id),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(id) => label(id),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+impl RequestView {
+    pub fn of(detail: &RequestDetail) -> RequestView {
+        let request = detail.request.as_ref();
+        RequestView {
+            row: RowView::of(&detail.summary),
+            questions: request
+                .map(|r| r.questions.iter().map(QuestionView::of).collect())
+                .unwrap_or_default(),
+            confirm_title: request.and_then(|r| r.confirm_title.clone()),
+            confirm_description_html: request
+                .and_then(|r| r.confirm_description.as_deref())
+                .map(render_markdown),
+            outcome: detail
+                .outcome
+                .as_ref()
+                .map(|outcome| OutcomeView::of(outcome, request)),
+        }
+    }
+}
+
+impl HistoryView {
+    pub fn of(detail: &RequestDetail) -> HistoryView {
+        let summary = &detail.summary;
+        HistoryView {
+            row: RowView::of(summary),
+            outcome: detail
+                .outcome
+                .as_ref()
+                .map(|outcome| OutcomeView::of(outcome, detail.request.as_ref())),
+            time_to_answer_ms: summary
+                .settled_at
+                .map(|settled| (settled - summary.placed_at).num_milliseconds().max(0)),
+        }
+    }
+}
