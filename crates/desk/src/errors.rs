@@ -10,7 +10,6 @@ use crate::views::ProblemView;
 /// What kind of failure; the UI decides what to do from this alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
-#[ts(export)]
 pub enum ErrorCode {
     /// No such request.
     NotFound,
@@ -29,7 +28,6 @@ pub enum ErrorCode {
 /// An error crossing the IPC boundary.
 #[derive(Debug, Clone, PartialEq, Serialize, TS, thiserror::Error)]
 #[error("{message}")]
-#[ts(export)]
 pub struct IpcError {
     pub code: ErrorCode,
     pub message: String,

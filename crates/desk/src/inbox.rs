@@ -145,6 +145,17 @@ impl Inbox {
         }
     }
 
+    /// Places the demo requests (offered when the inbox is empty); returns how many.
+    pub fn add_demo_requests(&self) -> Result<u32, IpcError> {
+        let ids = inbox_engine::demo::place_demo(self.engine().spool()).map_err(|e| {
+            IpcError::new(
+                ErrorCode::Storage,
+                format!("cannot place the demo requests: {e}"),
+            )
+        })?;
+        Ok(u32::try_from(ids.len()).unwrap_or(u32::MAX))
+    }
+
     /// Writes the operator's answers as the request's outcome, unless someone settled it
     /// first: then theirs is returned and stands.
     pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<SubmitResult, IpcError> {

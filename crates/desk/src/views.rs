@@ -15,7 +15,6 @@ use crate::markdown::render_markdown;
 
 /// Who is asking.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct SourceView {
     pub app: Option<String>,
     pub run: Option<String>,
@@ -27,7 +26,6 @@ pub struct SourceView {
 
 /// One row of the Pending or History list.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct RowView {
     pub id: String,
     /// `pending`, `cancelled`, or the outcome status.
@@ -53,7 +51,6 @@ pub struct RowView {
 
 /// One answer, as a person reads it.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct AnswerLine {
     pub question_id: String,
     pub question: String,
@@ -67,7 +64,6 @@ pub struct AnswerLine {
 
 /// How a request was settled.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct OutcomeView {
     /// `answered`, `defaulted`, `declined`, `expired` or `rejected`.
     #[ts(type = "\"answered\" | \"defaulted\" | \"declined\" | \"expired\" | \"rejected\"")]
@@ -84,7 +80,6 @@ pub struct OutcomeView {
 
 /// A settled request in the History view.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct HistoryView {
     pub row: RowView,
     /// None for a request its asker cancelled.
@@ -96,7 +91,6 @@ pub struct HistoryView {
 
 /// One problem with a file or an answer: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[ts(export)]
 pub struct ProblemView {
     /// A JSON pointer, or a file path.
     pub pointer: String,
@@ -105,7 +99,6 @@ pub struct ProblemView {
 
 /// A file in the spool that could not be read as a request.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct SpoolProblemView {
     /// The request id, when the file had a usable name and got a `rejected` outcome.
     pub id: Option<String>,
@@ -116,7 +109,6 @@ pub struct SpoolProblemView {
 
 /// One option of a choice question.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct ChoiceView {
     pub id: String,
     pub label: String,
@@ -125,7 +117,6 @@ pub struct ChoiceView {
 
 /// One question, ready to render as a form.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct QuestionView {
     pub id: String,
     /// `confirm`, `choice`, `multi_choice` or `text`.
@@ -148,7 +139,6 @@ pub struct QuestionView {
 
 /// Everything the answer view needs about one request.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct RequestView {
     pub row: RowView,
     pub questions: Vec<QuestionView>,
@@ -160,7 +150,6 @@ pub struct RequestView {
 /// What became of a submitted answer or decline.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(tag = "result", rename_all = "snake_case")]
-#[ts(export)]
 pub enum SubmitResult {
     /// This inbox wrote the outcome.
     Settled { outcome: OutcomeView },
@@ -170,7 +159,6 @@ pub enum SubmitResult {
 
 /// The operator's settings, kept in `settings.json` in the config directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export)]
 pub struct Settings {
     /// The spool directory pipelines write to.
     pub spool_dir: String,
@@ -182,7 +170,6 @@ pub struct Settings {
 
 /// The state of the app shown in the header and the tray.
 #[derive(Debug, Clone, Serialize, TS)]
-#[ts(export)]
 pub struct StatusView {
     pub pending: u32,
     pub spool_dir: String,
@@ -197,7 +184,6 @@ pub struct StatusView {
 /// Something the window should react to, pushed from Rust as the `inbox` event.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(export)]
 pub enum UiEvent {
     /// The lists changed; fetch them again.
     Changed { pending: u32 },

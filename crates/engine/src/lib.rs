@@ -6,11 +6,13 @@
 //! - [`watcher`]: the loop that keeps the store in step with the spool.
 //! - [`policy`]: autonomous mode and expiry, as pure decisions.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
+//! - [`demo`]: demo requests to try the inbox with.
 //! - [`locations`]: the default spool and database, opened safely.
 //! - [`wait`]: the asker's side: wait for one request's outcome.
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
+pub mod demo;
 pub mod engine;
 pub mod event;
 pub mod locations;

@@ -1,0 +1,273 @@
+//! The running app without its window: the inbox, the background loop, notifications and
+//! settings, and the rules for changing them while the app runs. The Tauri shell holds one
+//! [`Desk`] and forwards every command and tray click to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use inbox_engine::locations;
+use serde_json::{Map, Value};
+
+use crate::errors::{ErrorCode, IpcError};
+use crate::inbox::Inbox;
+use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
+use crate::runtime::Background;
+use crate::settings::{load_settings, save_settings};
+use crate::views::{Settings, StatusView, SubmitResult, UiEvent};
+
+/// Where things are, decided once at start-up from the environment.
+#[derive(Debug, Clone)]
+pub struct DeskConfig {
+    /// `ANSWER_INBOX_DIR`: overrides the spool in the settings file.
+    pub spool_override: Option<PathBuf>,
+    /// `ANSWER_INBOX_DB`: one database whatever the spool.
+    pub db_override: Option<PathBuf>,
+    pub default_spool: PathBuf,
+    pub default_db: PathBuf,
+    pub settings_path: PathBuf,
+    pub operator: String,
+    /// Shown by the notification daemon.
+    pub app_name: &'static str,
+}
+
+impl DeskConfig {
+    /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB`, the XDG directories and `$USER`.
+    pub fn from_env(app_name: &'static str) -> Result<DeskConfig, IpcError> {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        let missing = || {
+            IpcError::bad_input(
+                "cannot find the user's data and config directories (is HOME set?); \
+                 set ANSWER_INBOX_DIR and ANSWER_INBOX_DB",
+            )
+        };
+        Ok(DeskConfig {
+            spool_override: var("ANSWER_INBOX_DIR"),
+            db_override: var("ANSWER_INBOX_DB"),
+            default_spool: locations::default_spool().ok_or_else(missing)?,
+            default_db: locations::default_db().ok_or_else(missing)?,
+            settings_path: crate::settings::default_settings_path().ok_or_else(missing)?,
+            operator: crate::inbox::operator_name(),
+            app_name,
+        })
+    }
+
+    /// The database for a spool: the override, the default one for the default spool, and
+    /// a separate file per other spool, so switching spools never mixes two inboxes' records.
+    pub fn db_for(&self, spool: &Path) -> PathBuf {
+        if let Some(db) = &self.db_override {
+            return db.clone();
+        }
+        if spool == self.default_spool {
+            return self.default_db.clone();
+        }
+        let digest = inbox_protocol::sha256_hex(spool.as_os_str().as_encoded_bytes());
+        self.default_db
+            .with_file_name(format!("inbox-{}.sqlite3", &digest[..12]))
+    }
+}
+
+/// The two things the shell does for the desk: show events in the window, and raise the
+/// window on a request.
+pub struct ShellHooks {
+    pub emit: Arc<dyn Fn(UiEvent) + Send + Sync>,
+    pub show_window: Arc<dyn Fn() + Send + Sync>,
+}
+
+pub struct Desk {
+    config: DeskConfig,
+    hooks: ShellHooks,
+    settings: Mutex<Settings>,
+    inbox: RwLock<Arc<Inbox>>,
+    background: Mutex<Option<Background>>,
+    switches: Arc<NotifySwitches>,
+    /// Said once at start-up (an unreadable settings file, ...); shown by the window.
+    pub warnings: Vec<String>,
+    this: Weak<Desk>,
+}
+
+impl Desk {
+    /// Opens the inbox and starts the background loop with notifications.
+    pub fn start(config: DeskConfig, hooks: ShellHooks) -> Result<Arc<Desk>, IpcError> {
+        let fallback_spool = config
+            .spool_override
+            .clone()
+            .unwrap_or_else(|| config.default_spool.clone());
+        let (mut settings, warning) =
+            load_settings(&config.settings_path, Settings::with_spool(&fallback_spool));
+        if let Some(spool) = &config.spool_override {
+            settings.spool_dir = spool.display().to_string();
+        }
+        let spool = PathBuf::from(&settings.spool_dir);
+        let inbox = Inbox::open(&spool, &config.db_for(&spool), &config.operator)?;
+        let switches = NotifySwitches::new(settings.notifications, settings.do_not_disturb);
+        let desk = Arc::new_cyclic(|this| Desk {
+            config,
+            hooks,
+            settings: Mutex::new(settings),
+            inbox: RwLock::new(Arc::new(inbox)),
+            background: Mutex::new(None),
+            switches,
+            warnings: warning.into_iter().collect(),
+            this: this.clone(),
+        });
+        let background = desk.start_background(&desk.inbox())?;
+        *desk.background.lock().unwrap_or_else(|p| p.into_inner()) = Some(background);
+        Ok(desk)
+    }
+
+    /// The inbox as it is now (a settings change may swap it).
+    pub fn inbox(&self) -> Arc<Inbox> {
+        Arc::clone(&self.inbox.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn status(&self) -> Result<StatusView, IpcError> {
+        let inbox = self.inbox();
+        Ok(StatusView {
+            pending: inbox.pending_count()?,
+            spool_dir: inbox.spool_dir().display().to_string(),
+            db_path: inbox.db_path().display().to_string(),
+            notifications: self.switches.describe().to_owned(),
+            operator: format!("operator:{}", inbox.operator()),
+        })
+    }
+
+    /// Applies and saves new settings. A new spool is opened (and its loop started) before
+    /// the old one is let go, so a bad path leaves everything as it was.
+    pub fn save_settings(&self, new: Settings) -> Result<Settings, IpcError> {
+        let mut current = self.settings.lock().unwrap_or_else(|p| p.into_inner());
+        let mut new = new;
+        new.spool_dir = new.spool_dir.trim().to_owned();
+        if let Some(spool) = &self.config.spool_override {
+            if Path::new(&new.spool_dir) != spool {
+                return Err(IpcError::bad_input(format!(
+                    "the spool is set by ANSWER_INBOX_DIR={}; unset it to choose another",
+                    spool.display()
+                )));
+            }
+        }
+        save_settings(&self.config.settings_path, &new)?;
+        if new.spool_dir != current.spool_dir {
+            let spool = PathBuf::from(&new.spool_dir);
+            let inbox = Arc::new(Inbox::open(
+                &spool,
+                &self.config.db_for(&spool),
+                &self.config.operator,
+            )?);
+            let background = self.start_background(&inbox)?;
+            let old = self
+                .background
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .replace(background);
+            drop(old);
+            *self.inbox.write().unwrap_or_else(|p| p.into_inner()) = inbox;
+        }
+        self.switches
+            .enabled
+            .store(new.notifications, Ordering::Relaxed);
+        self.switches
+            .do_not_disturb
+            .store(new.do_not_disturb, Ordering::Relaxed);
+        *current = new.clone();
+        drop(current);
+        self.changed();
+        Ok(new)
+    }
+
+    /// Flips do-not-disturb (the tray's switch).
+    pub fn set_do_not_disturb(&self, on: bool) -> Result<Settings, IpcError> {
+        let settings = Settings {
+            do_not_disturb: on,
+            ..self.settings()
+        };
+        self.save_settings(settings)
+    }
+
+    pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<SubmitResult, IpcError> {
+        self.inbox().answer(id, answers)
+    }
+
+    pub fn decline(&self, id: &str, reason: &str) -> Result<SubmitResult, IpcError> {
+        self.inbox().decline(id, reason)
+    }
+
+    /// Opens a web link from a request in the system browser, through `open`.
+    pub fn open_link(
+        &self,
+        url: &str,
+        open: impl FnOnce(&str) -> Result<(), String>,
+    ) -> Result<(), IpcError> {
+        if !crate::links::is_web_link(url) {
+            return Err(IpcError::bad_input(format!(
+                "only http and https links open in the browser, not \"{url}\""
+            )));
+        }
+        open(url).map_err(|e| IpcError::new(ErrorCode::Storage, format!("cannot open {url}: {e}")))
+    }
+
+    /// What a press in a notification does: open the window on the request, or write the
+    /// answer the button stands for. A failure is told to the window, never dropped.
+    pub fn handle_choice(&self, chosen: Chosen) {
+        match chosen {
+            Chosen::Open(id) => {
+                (self.hooks.show_window)();
+                (self.hooks.emit)(UiEvent::Focus { id });
+            }
+            Chosen::Answer { id, answers } => match self.answer(&id, &answers) {
+                Ok(SubmitResult::Settled { .. }) => {}
+                Ok(SubmitResult::AlreadySettled { outcome }) => (self.hooks.emit)(UiEvent::Error {
+                    message: format!(
+                        "your answer from the notification was not written: \"{id}\" was already {} by {}",
+                        outcome.status, outcome.answered_by
+                    ),
+                }),
+                Err(error) => (self.hooks.emit)(UiEvent::Error {
+                    message: format!(
+                        "your answer from the notification to \"{id}\" was not written: {}",
+                        error.message
+                    ),
+                }),
+            },
+        }
+    }
+
+    /// Tells the window (and the tray, through the shell) that the lists changed.
+    fn changed(&self) {
+        if let Ok(pending) = self.inbox().pending_count() {
+            (self.hooks.emit)(UiEvent::Changed { pending });
+        }
+    }
+
+    fn start_background(&self, inbox: &Inbox) -> Result<Background, IpcError> {
+        let this = self.this.clone();
+        let notifier = ActionNotifier::start(
+            self.config.app_name,
+            inbox.db_path().to_owned(),
+            Arc::clone(&self.switches),
+            Arc::new(move |chosen| {
+                if let Some(desk) = this.upgrade() {
+                    desk.handle_choice(chosen);
+                }
+            }),
+        );
+        Background::start(
+            inbox.spool_dir(),
+            inbox.db_path(),
+            Box::new(notifier),
+            Arc::clone(&self.hooks.emit),
+        )
+        .map_err(|message| IpcError::new(ErrorCode::Storage, message))
+    }
+}

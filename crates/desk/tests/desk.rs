@@ -1,0 +1,375 @@
+//! The desk as the window uses it, without a window: a real spool, real SQLite files, the
+//! real background loop. Notifications go to whatever session bus there is (none in CI's
+//! test run, which the notifier copes with).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use inbox_desk::*;
+use serde_json::{json, Map, Value};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    spool: PathBuf,
+    desk: Arc<Desk>,
+    events: Arc<Mutex<Vec<UiEvent>>>,
+    shown: Arc<Mutex<u32>>,
+    config: DeskConfig,
+}
+
+fn config(dir: &Path) -> DeskConfig {
+    DeskConfig {
+        spool_override: None,
+        db_override: None,
+        default_spool: dir.join("data/spool"),
+        default_db: dir.join("data/inbox.sqlite3"),
+        settings_path: dir.join("config/settings.json"),
+        operator: "ann".into(),
+        app_name: "Answer Inbox test",
+    }
+}
+
+fn start() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let shown = Arc::new(Mutex::new(0));
+    let hooks = ShellHooks {
+        emit: {
+            let events = Arc::clone(&events);
+            Arc::new(move |event| events.lock().unwrap().push(event))
+        },
+        show_window: {
+            let shown = Arc::clone(&shown);
+            Arc::new(move || *shown.lock().unwrap() += 1)
+        },
+    };
+    let desk = Desk::start(config.clone(), hooks).unwrap();
+    Fixture {
+        spool: config.default_spool.clone(),
+        _dir: dir,
+        desk,
+        events,
+        shown,
+        config,
+    }
+}
+
+fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Fixture {
+    fn place(&self, id: &str, body: Value) {
+        place_in(&self.spool, id, body);
+    }
+
+    fn wait_pending(&self, id: &str) -> RowView {
+        eventually(&format!("{id} pending"), || {
+            self.desk
+                .inbox()
+                .pending()
+                .unwrap()
+                .into_iter()
+                .find(|row| row.id == id)
+        })
+    }
+
+    fn outcome_file(&self, id: &str) -> Value {
+        let bytes = std::fs::read(self.spool.join("answers").join(format!("{id}.json"))).unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+}
+
+fn place_in(spool: &Path, id: &str, body: Value) {
+    let tmp = spool.join("tmp").join(format!("{id}.json"));
+    std::fs::write(&tmp, serde_json::to_vec(&body).unwrap()).unwrap();
+    std::fs::rename(&tmp, spool.join("questions").join(format!("{id}.json"))).unwrap();
+}
+
+fn answers(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
+}
+
+fn batch() -> Value {
+    json!({
+        "title": "Release 4.2",
+        "source": {"app": "planu", "run": "r-9", "url": "https://ci.example.com/r/9"},
+        "priority": "critical",
+        "confirm_title": "Ship it?",
+        "questions": [
+            {"type": "yes_no", "question": "Run the **migrations**?", "description": "See <script>alert(1)</script>[log](https://ci.example.com/log)"},
+            {"type": "single_choice", "question": "Which region first?", "label": "Region",
+             "choices": [{"id": "eu", "label": "Europe"}, {"id": "us", "label": "Americas"}]},
+            {"type": "free_text", "question": "Ticket id", "pattern": "^[A-Z]+-[0-9]+$"}
+        ]
+    })
+}
+
+#[test]
+fn a_placed_request_is_listed_opened_and_answered() {
+    let fx = start();
+    fx.place("rel-42", batch());
+    let row = fx.wait_pending("rel-42");
+    assert_eq!(row.title, "Release 4.2");
+    assert_eq!(row.priority, "critical");
+    assert_eq!(row.question_count, 3);
+    assert_eq!(
+        row.source.url.as_deref(),
+        Some("https://ci.example.com/r/9")
+    );
+
+    let view = fx.desk.inbox().request("rel-42").unwrap();
+    assert_eq!(view.questions.len(), 3);
+    assert_eq!(view.questions[1].tab_label, "Region");
+    assert_eq!(view.questions[2].tab_label, "Ticket id");
+    let description = view.questions[0].description_html.as_deref().unwrap();
+    assert!(!description.contains("<script"), "{description}");
+    assert!(
+        description.contains("https://ci.example.com/log"),
+        "{description}"
+    );
+
+    // A wrong answer names the question and changes nothing.
+    let error = fx
+        .desk
+        .answer(
+            "rel-42",
+            &answers(&[
+                ("q1", json!(true)),
+                ("q2", json!("eu")),
+                ("q3", json!("nope")),
+            ]),
+        )
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Invalid);
+    assert!(
+        error.problems.iter().any(|p| p.pointer.contains("q3")),
+        "{error:?}"
+    );
+
+    let given = answers(&[
+        ("q1", json!(true)),
+        ("q2", json!("eu")),
+        ("q3", json!("OPS-7")),
+    ]);
+    match fx.desk.answer("rel-42", &given).unwrap() {
+        SubmitResult::Settled { outcome } => {
+            assert_eq!(outcome.status, "answered");
+            assert_eq!(outcome.answered_by, "operator:ann");
+            let words: Vec<_> = outcome.answers.iter().map(|a| a.answer.as_str()).collect();
+            assert_eq!(words, ["Yes", "Europe", "OPS-7"]);
+        }
+        other => panic!("expected settled, got {other:?}"),
+    }
+    let file = fx.outcome_file("rel-42");
+    assert_eq!(
+        file["answers"],
+        json!({"q1": true, "q2": "eu", "q3": "OPS-7"})
+    );
+
+    // The loop reports it, and it moves from Pending to History.
+    eventually("the settled event", || {
+        fx.events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, UiEvent::Settled { id, .. } if id == "rel-42"))
+            .then_some(())
+    });
+    assert!(fx.desk.inbox().pending().unwrap().is_empty());
+    let history = fx.desk.inbox().history().unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].row.state, "answered");
+    assert!(history[0].time_to_answer_ms.is_some());
+    assert_eq!(history[0].outcome.as_ref().unwrap().answers.len(), 3);
+}
+
+#[test]
+fn the_second_answer_gets_the_first_outcome_back() {
+    let fx = start();
+    fx.place(
+        "dup",
+        json!({"questions": [{"type": "confirm", "question": "Go?"}]}),
+    );
+    fx.wait_pending("dup");
+    let first = fx
+        .desk
+        .answer("dup", &answers(&[("q1", json!(false))]))
+        .unwrap();
+    assert!(matches!(first, SubmitResult::Settled { .. }));
+    match fx
+        .desk
+        .answer("dup", &answers(&[("q1", json!(true))]))
+        .unwrap()
+    {
+        SubmitResult::AlreadySettled { outcome } => {
+            assert_eq!(outcome.answers[0].answer, "No");
+        }
+        other => panic!("expected already settled, got {other:?}"),
+    }
+    assert_eq!(fx.outcome_file("dup")["answers"]["q1"], json!(false));
+}
+
+#[test]
+fn decline_needs_a_reason_and_records_it() {
+    let fx = start();
+    fx.place(
+        "dec",
+        json!({"questions": [{"type": "confirm", "question": "Delete prod?"}]}),
+    );
+    fx.wait_pending("dec");
+    let error = fx.desk.decline("dec", "  ").unwrap_err();
+    assert_eq!(error.code, ErrorCode::Invalid);
+    fx.desk.decline("dec", "not during the freeze").unwrap();
+    let file = fx.outcome_file("dec");
+    assert_eq!(file["status"], "declined");
+    assert_eq!(file["reason"], "not during the freeze");
+}
+
+#[test]
+fn unknown_requests_are_not_found() {
+    let fx = start();
+    assert_eq!(
+        fx.desk.inbox().request("nope").unwrap_err().code,
+        ErrorCode::NotFound
+    );
+    let error = fx.desk.answer("../etc", &Map::new()).unwrap_err();
+    assert_eq!(error.code, ErrorCode::NotFound);
+}
+
+#[test]
+fn problems_list_invalid_requests_and_stray_files() {
+    let fx = start();
+    fx.place(
+        "bad",
+        json!({"questions": [{"type": "choice", "question": "Which?"}]}),
+    );
+    std::fs::create_dir(fx.spool.join("questions/a-directory.json")).unwrap();
+    let problems = eventually("two problems", || {
+        let problems = fx.desk.inbox().problems().unwrap();
+        (problems.len() == 2).then_some(problems)
+    });
+    let rejected = problems
+        .iter()
+        .find(|p| p.id.as_deref() == Some("bad"))
+        .unwrap();
+    assert!(!rejected.reasons.is_empty());
+    assert!(problems.iter().any(|p| p.path.contains("a-directory")));
+}
+
+#[test]
+fn a_notification_button_answers_and_a_click_opens_the_window() {
+    let fx = start();
+    fx.place(
+        "n1",
+        json!({"questions": [{"type": "yes_no", "question": "Restart the worker?"}]}),
+    );
+    fx.wait_pending("n1");
+    fx.desk.handle_choice(Chosen::Answer {
+        id: "n1".into(),
+        answers: answers(&[("q1", json!(true))]),
+    });
+    assert_eq!(fx.outcome_file("n1")["answers"], json!({"q1": true}));
+    // Pressing again (a second bubble, another inbox) cannot write twice; the window is told.
+    fx.desk.handle_choice(Chosen::Answer {
+        id: "n1".into(),
+        answers: answers(&[("q1", json!(false))]),
+    });
+    assert_eq!(fx.outcome_file("n1")["answers"], json!({"q1": true}));
+    assert!(fx
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|e| matches!(e, UiEvent::Error { message } if message.contains("already"))));
+
+    fx.desk.handle_choice(Chosen::Open(Some("n1".into())));
+    assert_eq!(*fx.shown.lock().unwrap(), 1);
+    assert!(fx
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|e| matches!(e, UiEvent::Focus { id: Some(id) } if id == "n1")));
+}
+
+#[test]
+fn settings_switch_the_spool_and_are_kept() {
+    let fx = start();
+    fx.place(
+        "old",
+        json!({"questions": [{"type": "confirm", "question": "Old?"}]}),
+    );
+    fx.wait_pending("old");
+
+    let elsewhere = fx.config.default_spool.with_file_name("other-spool");
+    let mut settings = fx.desk.settings();
+    settings.spool_dir = elsewhere.display().to_string();
+    settings.do_not_disturb = true;
+    fx.desk.save_settings(settings.clone()).unwrap();
+    assert_eq!(fx.desk.status().unwrap().notifications, "do_not_disturb");
+    assert_eq!(
+        fx.desk.status().unwrap().spool_dir,
+        elsewhere.display().to_string()
+    );
+
+    // The new spool is watched, and its inbox is its own.
+    place_in(
+        &elsewhere,
+        "new",
+        json!({"questions": [{"type": "confirm", "question": "New?"}]}),
+    );
+    eventually("the new spool's request", || {
+        let ids: Vec<_> = fx
+            .desk
+            .inbox()
+            .pending()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        (ids == ["new"]).then_some(())
+    });
+    let saved: Settings =
+        serde_json::from_slice(&std::fs::read(&fx.config.settings_path).unwrap()).unwrap();
+    assert_eq!(saved, settings);
+
+    // A bad spool path is refused and nothing changes.
+    let mut bad = fx.desk.settings();
+    bad.spool_dir = "relative/spool".into();
+    assert_eq!(
+        fx.desk.save_settings(bad).unwrap_err().code,
+        ErrorCode::BadInput
+    );
+    assert_eq!(fx.desk.settings(), settings);
+}
+
+#[test]
+fn only_web_links_leave_the_app() {
+    let fx = start();
+    let mut opened = Vec::new();
+    fx.desk
+        .open_link("https://ci.example.com/r/1", |url| {
+            opened.push(url.to_owned());
+            Ok(())
+        })
+        .unwrap();
+    let error = fx
+        .desk
+        .open_link("file:///etc/passwd", |_| panic!("must not open"))
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadInput);
+    assert_eq!(opened, ["https://ci.example.com/r/1"]);
+}

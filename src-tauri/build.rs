@@ -1,0 +1,23 @@
+//! Declares the app's own commands, so that each gets an `allow-<command>` permission and
+//! the window may call only those its capability grants (capabilities/default.json).
+
+fn main() {
+    let commands = &[
+        "list_pending",
+        "list_history",
+        "list_problems",
+        "open_request",
+        "submit_answers",
+        "decline_request",
+        "add_demo_requests",
+        "get_status",
+        "get_settings",
+        "save_settings",
+        "open_link",
+    ];
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .app_manifest(tauri_build::AppManifest::new().commands(commands)),
+    )
+    .expect("tauri-build");
+}

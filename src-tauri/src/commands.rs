@@ -1,0 +1,82 @@
+//! The window's commands: each a one-line call into `inbox-desk`. `async` so that Tauri runs
+//! them off the main thread: a list of 10,000 rows must not freeze the window while it is
+//! read and serialised.
+
+use std::sync::Arc;
+
+use inbox_desk::{
+    Desk, HistoryView, IpcError, RequestView, RowView, Settings, SpoolProblemView, StatusView,
+    SubmitResult,
+};
+use serde_json::{Map, Value};
+use tauri::{AppHandle, State};
+use tauri_plugin_opener::OpenerExt;
+
+type Answer<T> = Result<T, IpcError>;
+
+#[tauri::command]
+pub async fn list_pending(desk: State<'_, Arc<Desk>>) -> Answer<Vec<RowView>> {
+    desk.inbox().pending()
+}
+
+#[tauri::command]
+pub async fn list_history(desk: State<'_, Arc<Desk>>) -> Answer<Vec<HistoryView>> {
+    desk.inbox().history()
+}
+
+#[tauri::command]
+pub async fn list_problems(desk: State<'_, Arc<Desk>>) -> Answer<Vec<SpoolProblemView>> {
+    desk.inbox().problems()
+}
+
+#[tauri::command]
+pub async fn open_request(desk: State<'_, Arc<Desk>>, id: String) -> Answer<RequestView> {
+    desk.inbox().request(&id)
+}
+
+#[tauri::command]
+pub async fn submit_answers(
+    desk: State<'_, Arc<Desk>>,
+    id: String,
+    answers: Map<String, Value>,
+) -> Answer<SubmitResult> {
+    desk.answer(&id, &answers)
+}
+
+#[tauri::command]
+pub async fn decline_request(
+    desk: State<'_, Arc<Desk>>,
+    id: String,
+    reason: String,
+) -> Answer<SubmitResult> {
+    desk.decline(&id, &reason)
+}
+
+#[tauri::command]
+pub async fn add_demo_requests(desk: State<'_, Arc<Desk>>) -> Answer<u32> {
+    desk.inbox().add_demo_requests()
+}
+
+#[tauri::command]
+pub async fn get_status(desk: State<'_, Arc<Desk>>) -> Answer<StatusView> {
+    desk.status()
+}
+
+#[tauri::command]
+pub async fn get_settings(desk: State<'_, Arc<Desk>>) -> Answer<Settings> {
+    Ok(desk.settings())
+}
+
+#[tauri::command]
+pub async fn save_settings(desk: State<'_, Arc<Desk>>, settings: Settings) -> Answer<Settings> {
+    desk.save_settings(settings)
+}
+
+#[tauri::command]
+pub async fn open_link(app: AppHandle, desk: State<'_, Arc<Desk>>, url: String) -> Answer<()> {
+    desk.open_link(&url, |url| {
+        app.opener()
+            .open_url(url, None::<&str>)
+            .map_err(|e| e.to_string())
+    })
+}

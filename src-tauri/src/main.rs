@@ -1,0 +1,6 @@
+// No console window on Windows release builds; harmless elsewhere.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    answer_inbox_desktop::run();
+}
