@@ -2,6 +2,13 @@
 //! the window may call only those its capability grants (capabilities/default.json).
 
 fn main() {
+    // The window's pages are embedded at compile time; without them Tauri's own error is
+    // cryptic, so say what to run.
+    let dist = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../ui/dist");
+    if !dist.join("index.html").exists() {
+        panic!("ui/dist/index.html is missing: build the UI first with scripts/ui");
+    }
+    println!("cargo:rerun-if-changed=../ui/dist");
     let commands = &[
         "list_pending",
         "list_history",
