@@ -9,7 +9,7 @@ use pulldown_cmark::{html, Options, Parser};
 
 /// Markdown to sanitised HTML: no scripts, no event handlers, no styles, no images (an
 /// image would be a request to a remote server, telling it the operator is reading), and
-/// links only to `http`, `https` and `mailto`.
+/// links only to `http` and `https`, the only ones `open_link` opens.
 pub fn render_markdown(markdown: &str) -> String {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
@@ -26,7 +26,7 @@ fn sanitiser() -> &'static ammonia::Builder<'static> {
         let mut builder = ammonia::Builder::default();
         builder
             .rm_tags(["img"])
-            .url_schemes(HashSet::from(["http", "https", "mailto"]))
+            .url_schemes(HashSet::from(["http", "https"]))
             .url_relative(ammonia::UrlRelative::Deny)
             .link_rel(Some("noopener noreferrer nofollow"));
         builder

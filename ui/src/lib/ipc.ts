@@ -1,0 +1,66 @@
+// The one module that talks to Rust. Every command is a typed function here, and every
+// failure is an IpcError ({code, message, problems}), so the rest of the UI never imports
+// @tauri-apps/api, never spells a command name, and branches on `code` only.
+
+import { invoke } from '@tauri-apps/api/core';
+import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+
+import type { HistoryView } from './bindings/HistoryView';
+import type { RequestView } from './bindings/RequestView';
+import type { RowView } from './bindings/RowView';
+import type { Settings } from './bindings/Settings';
+import type { SpoolProblemView } from './bindings/SpoolProblemView';
+import type { StatusView } from './bindings/StatusView';
+import type { SubmitResult } from './bindings/SubmitResult';
+import type { UiEvent } from './bindings/UiEvent';
+import type { JsonValue } from './bindings/serde_json/JsonValue';
+import { toIpcError } from './words';
+
+export type { IpcError } from './bindings/IpcError';
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}
+
+/** Pending requests, most urgent first, then oldest first. */
+export const listPending = () => call<RowView[]>('list_pending');
+
+/** Settled and withdrawn requests, newest first. */
+export const listHistory = () => call<HistoryView[]>('list_history');
+
+/** Spool files that could not be read as requests. */
+export const listProblems = () => call<SpoolProblemView[]>('list_problems');
+
+export const openRequest = (id: string) => call<RequestView>('open_request', { id });
+
+/** `answers`: question id → value; unanswered optional questions left out. */
+export const submitAnswers = (id: string, answers: Record<string, JsonValue>) =>
+  call<SubmitResult>('submit_answers', { id, answers });
+
+export const declineRequest = (id: string, reason: string) =>
+  call<SubmitResult>('decline_request', { id, reason });
+
+/** Places the demo requests in the spool (offered when the inbox is empty); returns how many. */
+export const addDemoRequests = () => call<number>('add_demo_requests');
+
+export const getStatus = () => call<StatusView>('get_status');
+
+export const getSettings = () => call<Settings>('get_settings');
+
+export const saveSettings = (settings: Settings) => call<Settings>('save_settings', { settings });
+
+/** Opens a link in the system browser (Rust refuses anything but http and https). */
+export const openLink = (url: string) => call<null>('open_link', { url });
+
+/** Listens to the `inbox` event; resolves to the function that stops listening. */
+export async function onInboxEvent(handler: (event: UiEvent) => void): Promise<UnlistenFn> {
+  try {
+    return await listen<UiEvent>('inbox', (event) => handler(event.payload));
+  } catch (error) {
+    throw toIpcError(error);
+  }
+}

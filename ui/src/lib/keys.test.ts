@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+
+import { focusKindOf, keyAction, SHORTCUTS, type KeyContext, type KeyInput } from './keys';
+
+function key(k: string, mods: Partial<KeyInput> = {}): KeyInput {
+  return { key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods };
+}
+
+const list: KeyContext = {
+  screen: 'list',
+  focus: 'none',
+  shortcutsOpen: false,
+  formOpen: false,
+  batch: false,
+  onReview: false,
+  firstQuestion: true,
+  inQuestion: false,
+  kind: null,
+  declineOpen: false,
+};
+
+const answer: KeyContext = {
+  ...list,
+  screen: 'answer',
+  formOpen: true,
+  inQuestion: true,
+  kind: 'choice',
+};
+
+const batch: KeyContext = { ...answer, batch: true };
+
+describe('focusKindOf', () => {
+  it('sorts elements by what keys they need', () => {
+    expect(focusKindOf(null)).toBe('none');
+    expect(focusKindOf({ tagName: 'DIV' })).toBe('none');
+    expect(focusKindOf({ tagName: 'INPUT', type: 'search', dataset: { testid: 'search' } })).toBe('search');
+    expect(focusKindOf({ tagName: 'INPUT', type: 'text' })).toBe('typing');
+    expect(focusKindOf({ tagName: 'INPUT' })).toBe('typing');
+    expect(focusKindOf({ tagName: 'TEXTAREA' })).toBe('typing');
+    expect(focusKindOf({ tagName: 'SELECT' })).toBe('typing');
+    expect(focusKindOf({ tagName: 'DIV', isContentEditable: true })).toBe('typing');
+    expect(focusKindOf({ tagName: 'INPUT', type: 'radio' })).toBe('control');
+    expect(focusKindOf({ tagName: 'INPUT', type: 'checkbox' })).toBe('control');
+    expect(focusKindOf({ tagName: 'BUTTON' })).toBe('control');
+    expect(focusKindOf({ tagName: 'a' })).toBe('control');
+  });
+});
+
+describe('lists', () => {
+  it('moves with j/k and the arrows', () => {
+    expect(keyAction(key('j'), list)).toEqual({ type: 'move', by: 1 });
+    expect(keyAction(key('ArrowDown'), list)).toEqual({ type: 'move', by: 1 });
+    expect(keyAction(key('k'), list)).toEqual({ type: 'move', by: -1 });
+    expect(keyAction(key('ArrowUp'), list)).toEqual({ type: 'move', by: -1 });
+    expect(keyAction(key('Home'), list)).toEqual({ type: 'move-to', where: 'first' });
+    expect(keyAction(key('End'), list)).toEqual({ type: 'move-to', where: 'last' });
+  });
+
+  it('opens with Enter, from the list or the search box, but not on a button', () => {
+    expect(keyAction(key('Enter'), list)).toEqual({ type: 'open' });
+    expect(keyAction(key('Enter'), { ...list, focus: 'search' })).toEqual({ type: 'open' });
+    expect(keyAction(key('Enter'), { ...list, focus: 'control' })).toBeNull();
+  });
+
+  it('focuses the search with / and clears it with Esc', () => {
+    expect(keyAction(key('/'), list)).toEqual({ type: 'focus-search' });
+    expect(keyAction(key('Escape'), { ...list, focus: 'search' })).toEqual({ type: 'clear-search' });
+    expect(keyAction(key('Escape'), list)).toBeNull();
+  });
+
+  it('lets letters reach the search box, but arrows still move', () => {
+    const searching = { ...list, focus: 'search' as const };
+    expect(keyAction(key('j'), searching)).toBeNull();
+    expect(keyAction(key('/'), searching)).toBeNull();
+    expect(keyAction(key('?'), searching)).toBeNull();
+    expect(keyAction(key('ArrowDown'), searching)).toEqual({ type: 'move', by: 1 });
+  });
+
+  it('leaves a select or text field its own keys', () => {
+    const typing = { ...list, focus: 'typing' as const };
+    expect(keyAction(key('ArrowDown'), typing)).toBeNull();
+    expect(keyAction(key('j'), typing)).toBeNull();
+    expect(keyAction(key('Enter'), typing)).toBeNull();
+  });
+
+  it('ignores keys with Ctrl, Alt or Cmd', () => {
+    expect(keyAction(key('j', { ctrlKey: true }), list)).toBeNull();
+    expect(keyAction(key('k', { metaKey: true }), list)).toBeNull();
+    expect(keyAction(key('ArrowDown', { altKey: true }), list)).toBeNull();
+  });
+
+  it('does not pick options or submit in a list', () => {
+    expect(keyAction(key('1'), list)).toBeNull();
+    expect(keyAction(key('y'), list)).toBeNull();
+    expect(keyAction(key('Enter', { ctrlKey: true }), list)).toBeNull();
+  });
+});
+
+describe('shortcuts panel', () => {
+  it('toggles with ? anywhere but in a text field', () => {
+    expect(keyAction(key('?', { shiftKey: true }), list)).toEqual({ type: 'toggle-shortcuts' });
+    expect(keyAction(key('?'), answer)).toEqual({ type: 'toggle-shortcuts' });
+    expect(keyAction(key('?'), { ...answer, focus: 'typing' })).toBeNull();
+  });
+
+  it('closes with Esc before Esc does anything else', () => {
+    expect(keyAction(key('Escape'), { ...answer, shortcutsOpen: true })).toEqual({ type: 'close-shortcuts' });
+  });
+
+  it('lists every key the mapping knows', () => {
+    const listed = SHORTCUTS.flatMap((group) => group.shortcuts.flatMap((s) => s.keys)).join(' ');
+    for (const k of ['j', 'k', '↓', '↑', 'Enter', '/', 'Esc', '?', '1', '9', 'y', 'n', 'Tab', 'Shift+Tab', 'Ctrl+Enter']) {
+      expect(listed).toContain(k);
+    }
+  });
+});
+
+describe('answering', () => {
+  it('picks option N with digits 1-9 in choice questions', () => {
+    expect(keyAction(key('1'), answer)).toEqual({ type: 'pick', index: 0 });
+    expect(keyAction(key('9'), { ...answer, kind: 'multi_choice' })).toEqual({ type: 'pick', index: 8 });
+    expect(keyAction(key('0'), answer)).toBeNull();
+  });
+
+  it('answers confirm questions with y and n', () => {
+    const confirm = { ...answer, kind: 'confirm' as const };
+    expect(keyAction(key('y'), confirm)).toEqual({ type: 'confirm', value: true });
+    expect(keyAction(key('n'), confirm)).toEqual({ type: 'confirm', value: false });
+    expect(keyAction(key('1'), confirm)).toBeNull();
+    expect(keyAction(key('y'), answer)).toBeNull();
+  });
+
+  it('never takes digits or y/n while typing', () => {
+    const typing = { ...answer, focus: 'typing' as const };
+    expect(keyAction(key('1'), typing)).toBeNull();
+    expect(keyAction(key('y'), { ...typing, kind: 'confirm' })).toBeNull();
+    expect(keyAction(key('2'), { ...answer, focus: 'search' })).toBeNull();
+  });
+
+  it('still picks with digits when focus is on a radio or button', () => {
+    expect(keyAction(key('2'), { ...answer, focus: 'control' })).toEqual({ type: 'pick', index: 1 });
+  });
+
+  it('does nothing to a form that is closed (submitted, settled elsewhere)', () => {
+    const closed = { ...answer, formOpen: false };
+    expect(keyAction(key('1'), closed)).toBeNull();
+    expect(keyAction(key('Enter', { ctrlKey: true }), closed)).toBeNull();
+    expect(keyAction(key('Escape'), closed)).toEqual({ type: 'back' });
+  });
+
+  it('submits with Ctrl+Enter or Cmd+Enter, even while typing', () => {
+    expect(keyAction(key('Enter', { ctrlKey: true }), answer)).toEqual({ type: 'submit' });
+    expect(keyAction(key('Enter', { metaKey: true }), { ...answer, focus: 'typing' })).toEqual({ type: 'submit' });
+    expect(keyAction(key('Enter'), answer)).toBeNull();
+  });
+
+  it('goes to the review step with Ctrl+Enter in a batch, and submits from there', () => {
+    expect(keyAction(key('Enter', { ctrlKey: true }), batch)).toEqual({ type: 'review' });
+    expect(keyAction(key('Enter', { ctrlKey: true }), { ...batch, onReview: true, kind: null })).toEqual({
+      type: 'submit',
+    });
+  });
+
+  it('leaves Ctrl+Enter alone in the decline box', () => {
+    expect(keyAction(key('Enter', { ctrlKey: true }), { ...answer, declineOpen: true })).toBeNull();
+  });
+
+  it('goes back with Esc, closing the decline box or clearing the search first', () => {
+    expect(keyAction(key('Escape'), answer)).toEqual({ type: 'back' });
+    expect(keyAction(key('Escape'), { ...answer, focus: 'typing' })).toEqual({ type: 'back' });
+    expect(keyAction(key('Escape'), { ...answer, declineOpen: true })).toEqual({ type: 'close-decline' });
+    expect(keyAction(key('Escape'), { ...answer, focus: 'search' })).toEqual({ type: 'clear-search' });
+  });
+
+  it('focuses the search with / when not typing', () => {
+    expect(keyAction(key('/'), answer)).toEqual({ type: 'focus-search' });
+    expect(keyAction(key('/'), { ...answer, focus: 'typing' })).toBeNull();
+  });
+});
+
+describe('Tab in a batch', () => {
+  it('moves between questions while focus is in the question, text fields included', () => {
+    expect(keyAction(key('Tab'), batch)).toEqual({ type: 'next-question' });
+    expect(keyAction(key('Tab'), { ...batch, focus: 'typing' })).toEqual({ type: 'next-question' });
+    expect(keyAction(key('Tab', { shiftKey: true }), { ...batch, firstQuestion: false })).toEqual({
+      type: 'prev-question',
+    });
+  });
+
+  it('lets focus leave normally at the ends', () => {
+    expect(keyAction(key('Tab', { shiftKey: true }), batch)).toBeNull();
+    expect(keyAction(key('Tab'), { ...batch, onReview: true, kind: null })).toBeNull();
+  });
+
+  it('is ordinary Tab outside the question panel and in a single-question form', () => {
+    expect(keyAction(key('Tab'), { ...batch, inQuestion: false })).toBeNull();
+    expect(keyAction(key('Tab'), answer)).toBeNull();
+    expect(keyAction(key('Tab', { ctrlKey: true }), batch)).toBeNull();
+  });
+});
+
+describe('other screens', () => {
+  const other = { ...list, screen: 'other' as const };
+
+  it('only search keys work there', () => {
+    expect(keyAction(key('/'), other)).toEqual({ type: 'focus-search' });
+    expect(keyAction(key('Escape'), { ...other, focus: 'search' })).toEqual({ type: 'clear-search' });
+    expect(keyAction(key('j'), other)).toBeNull();
+    expect(keyAction(key('Enter'), other)).toBeNull();
+    expect(keyAction(key('1'), other)).toBeNull();
+  });
+});

@@ -1,0 +1,78 @@
+// Builders for unit tests: complete contract objects with sensible defaults.
+
+import type { HistoryView } from './bindings/HistoryView';
+import type { OutcomeView } from './bindings/OutcomeView';
+import type { QuestionView } from './bindings/QuestionView';
+import type { RequestView } from './bindings/RequestView';
+import type { RowView } from './bindings/RowView';
+
+export function row(overrides: Partial<RowView> = {}): RowView {
+  return {
+    id: 'req-1',
+    state: 'pending',
+    title: 'Deploy the billing service',
+    source: { app: 'release-bot', run: 'build-1187', tool: null, host: null, url: null },
+    priority: 'normal',
+    autonomous: false,
+    question_count: 1,
+    placed_at: '2026-12-03T09:00:00.000Z',
+    deadline: null,
+    settled_at: null,
+    answered_by: null,
+    ...overrides,
+  };
+}
+
+export function question(overrides: Partial<QuestionView> = {}): QuestionView {
+  return {
+    id: 'q1',
+    kind: 'confirm',
+    wire_type: 'confirm',
+    question: 'Deploy now?',
+    description_html: null,
+    tab_label: 'Deploy now?',
+    choices: [],
+    default: null,
+    required: true,
+    pattern: null,
+    allow_custom: false,
+    ...overrides,
+  };
+}
+
+export function choices(...ids: string[]) {
+  return ids.map((id) => ({ id, label: id.charAt(0).toUpperCase() + id.slice(1), description: null }));
+}
+
+export function request(questions: QuestionView[], overrides: Partial<RequestView> = {}): RequestView {
+  return {
+    row: row({ question_count: questions.length }),
+    questions,
+    confirm_title: null,
+    confirm_description_html: null,
+    outcome: null,
+    ...overrides,
+  };
+}
+
+export function outcome(overrides: Partial<OutcomeView> = {}): OutcomeView {
+  return {
+    status: 'answered',
+    answered_by: 'operator:dana',
+    answered_at: '2026-12-03T09:14:05.000Z',
+    instance: 'ops-laptop/01J',
+    answers: [],
+    reason: null,
+    errors: [],
+    ...overrides,
+  };
+}
+
+export function historyEntry(overrides: Partial<HistoryView> = {}): HistoryView {
+  return {
+    row: row({ state: 'answered', settled_at: '2026-12-03T09:14:05.000Z', answered_by: 'operator:dana' }),
+    outcome: outcome(),
+    time_to_answer_ms: 845_000,
+    ...overrides,
+  };
+}

@@ -1,0 +1,17 @@
+// Shapes shared by App and its components that are not part of the Rust contract.
+
+import type { FormState } from './form';
+
+/** The views in the header's nav. */
+export type Tab = 'pending' | 'history' | 'problems' | 'settings';
+
+/** What happened to the open request elsewhere while the operator was looking at it. */
+export type Notice =
+  | { kind: 'settled'; id: string; status: string; answeredBy: string }
+  | { kind: 'cancelled'; id: string };
+
+/** An unfinished answer, kept while the operator looks at other requests. */
+export interface SavedDraft {
+  form: FormState;
+  step: number;
+}

@@ -1,0 +1,83 @@
+// Short texts built from the contract's codes: outcome statuses, who settled a request, the
+// notification state. Kept in one place so the header, the lists and the answer view agree.
+
+import type { IpcError } from './bindings/IpcError';
+import type { OutcomeView } from './bindings/OutcomeView';
+
+export type Status = OutcomeView['status'];
+
+const STATUS: Record<Status | 'cancelled' | 'pending', string> = {
+  pending: 'Pending',
+  answered: 'Answered',
+  defaulted: 'Answered with defaults',
+  declined: 'Declined',
+  expired: 'Expired',
+  rejected: 'Rejected',
+  cancelled: 'Withdrawn by its asker',
+};
+
+/** "Answered", "Declined", … for a status or row state; unknown ones as they are. */
+export function statusLabel(status: string): string {
+  return (STATUS as Record<string, string>)[status] ?? status;
+}
+
+export interface Settler {
+  kind: 'operator' | 'policy' | 'other';
+  /** The name after the prefix: "dana", "expiry". */
+  name: string;
+}
+
+/** `operator:dana` → an operator named dana; `policy:expiry` → the expiry policy. */
+export function settler(answeredBy: string): Settler {
+  const colon = answeredBy.indexOf(':');
+  const prefix = colon === -1 ? '' : answeredBy.slice(0, colon);
+  const name = colon === -1 ? answeredBy : answeredBy.slice(colon + 1);
+  if (prefix === 'operator') return { kind: 'operator', name };
+  if (prefix === 'policy') return { kind: 'policy', name };
+  return { kind: 'other', name: answeredBy };
+}
+
+/**
+ * The banner over a request that was settled while it was open here: "Answered by
+ * operator:dana elsewhere". A policy did not act "elsewhere", it acted on its own.
+ */
+export function settledElsewhere(status: string, answeredBy: string): string {
+  const verb = statusLabel(status);
+  return settler(answeredBy).kind === 'policy'
+    ? `${verb} by ${answeredBy} while it was open here`
+    : `${verb} by ${answeredBy} elsewhere`;
+}
+
+const NOTIFICATIONS: Record<string, string> = {
+  available: 'Notifications on',
+  unavailable: 'Notifications unavailable (no notification service)',
+  off: 'Notifications off',
+  do_not_disturb: 'Do not disturb',
+};
+
+export function notificationLabel(state: string): string {
+  return NOTIFICATIONS[state] ?? `Notifications: ${state}`;
+}
+
+/**
+ * Anything a command rejected with, as an IpcError. Rust sends IpcError objects; Tauri itself
+ * rejects with a plain string when a command or its arguments are unknown, and a missing
+ * Tauri runtime throws an Error. Those become `bad_input`: the window asked for something
+ * the app could not take.
+ */
+export function toIpcError(error: unknown): IpcError {
+  if (error && typeof error === 'object' && 'code' in error && 'message' in error) {
+    const e = error as Partial<IpcError>;
+    if (typeof e.code === 'string' && typeof e.message === 'string') {
+      return { code: e.code, message: e.message, problems: Array.isArray(e.problems) ? e.problems : [] };
+    }
+  }
+  const message =
+    typeof error === 'string' ? error : error instanceof Error ? error.message : 'something went wrong';
+  return { code: 'bad_input', message, problems: [] };
+}
+
+/** "release-bot / build-1187 / deploy / ci-03": the source fields that are set. */
+export function sourceText(source: { app: string | null; run: string | null; tool: string | null; host: string | null }): string {
+  return [source.app, source.run, source.tool, source.host].filter((part) => !!part).join(' / ');
+}
