@@ -4,7 +4,8 @@
 fn main() {
     // The window's pages are embedded at compile time; without them Tauri's own error is
     // cryptic, so say what to run.
-    let dist = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../ui/dist");
+    let dist =
+        std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../ui/dist");
     if !dist.join("index.html").exists() {
         panic!("ui/dist/index.html is missing: build the UI first with scripts/ui");
     }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod session;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -77,15 +79,16 @@ impl Inbox {
 
     /// Places a request file atomically, as a well-behaved asker does.
     pub fn place(&self, id: &str, body: &str) {
-        let tmp = self.spool().join("tmp").join(format!("{id}.writing"));
+        self.place_file(&format!("{id}.json"), body.as_bytes());
+    }
+
+    /// Places any file in `questions/` atomically: written in `tmp/`, then renamed.
+    pub fn place_file(&self, name: &str, bytes: &[u8]) {
+        let tmp = self.spool().join("tmp").join(format!("{name}.writing"));
         std::fs::create_dir_all(tmp.parent().unwrap()).unwrap();
         std::fs::create_dir_all(self.spool().join("questions")).unwrap();
-        std::fs::write(&tmp, body).unwrap();
-        std::fs::rename(
-            &tmp,
-            self.spool().join("questions").join(format!("{id}.json")),
-        )
-        .unwrap();
+        std::fs::write(&tmp, bytes).unwrap();
+        std::fs::rename(&tmp, self.spool().join("questions").join(name)).unwrap();
     }
 
     pub fn outcome_path(&self, id: &str) -> PathBuf {
@@ -228,4 +231,101 @@ impl Drop for Running {
             self.stop();
         }
     }
+}
+
+/// A process that is not our child (a forked daemon, a grandchild), named by its PID and
+/// its start time, so that a PID the kernel has since given to someone else is left alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessId {
+    pub pid: u32,
+    start: u64,
+}
+
+impl ProcessId {
+    pub fn of(pid: u32) -> Option<ProcessId> {
+        let (_, start, state) = stat(pid)?;
+        (state != 'Z').then_some(ProcessId { pid, start })
+    }
+
+    /// Still running (not gone, not a zombie), and still the same process.
+    pub fn alive(&self) -> bool {
+        matches!(stat(self.pid), Some((_, start, state)) if start == self.start && state != 'Z')
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`; returns once it is gone.
+    pub fn terminate(&self, grace: Duration) {
+        if !self.alive() {
+            return;
+        }
+        signal(self.pid, "TERM");
+        let deadline = Instant::now() + grace;
+        while self.alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if self.alive() {
+            signal(self.pid, "KILL");
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while self.alive() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// Stops a process that is not our child by its PID (see [`ProcessId::terminate`]).
+pub fn terminate_pid(pid: u32, grace: Duration) {
+    if let Some(process) = ProcessId::of(pid) {
+        process.terminate(grace);
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let _ = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// (parent pid, start time, state) from /proc/PID/stat.
+fn stat(pid: u32) -> Option<(u32, u64, char)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may itself contain spaces or parentheses.
+    let rest = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let state = fields.first()?.chars().next()?;
+    let parent = fields.get(1)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((parent, start, state))
+}
+
+/// Every living descendant of `pid` (children, their children, ...), parents first.
+pub fn descendants(pid: u32) -> Vec<ProcessId> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if let Some((parent, _, _)) = stat(child) {
+                parents.push((child, parent));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for &(child, _) in parents.iter().filter(|(_, p)| *p == parent) {
+            if let Some(process) = ProcessId::of(child) {
+                if !found.contains(&process) {
+                    found.push(process);
+                    frontier.push(child);
+                }
+            }
+        }
+    }
+    found
 }

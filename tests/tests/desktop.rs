@@ -1,0 +1,653 @@
+//! The desktop app end to end: request files go into the spool, the real window (WebKit,
+//! driven over WebDriver) and real notifications (dunst, on a private bus) answer them, and
+//! outcome files come out. See `util/desktop.rs` for the harness.
+//!
+//! Needs the built binaries (`cargo build --workspace --bins`), tauri-driver
+//! (`cargo install tauri-driver --locked`), WebKitWebDriver (Debian: webkit2gtk-driver), Xvfb,
+//! dbus-daemon, dunst and dunstctl. `UPDATE_SCREENSHOTS=1` refreshes docs/screenshots/.
+
+mod util;
+
+#[path = "util/desktop.rs"]
+mod harness;
+
+use std::time::Duration;
+
+use harness::{css_str, Desktop, STEP};
+use serde_json::{json, Value};
+
+/// A single yes/no question in the structured dialect: answered as `q1`.
+const DEPLOY: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042",
+  "source": {"app": "planu", "run": "run-7f3a", "tool": "deploy_spec"},
+  "questions": [{"label": "Deploy", "type": "yes_no",
+                 "question": "Deploy SPEC-042 to production now?"}]}"#;
+
+/// Every kind of question, interactive dialect.
+const RELEASE: &str = r#"{"inbox": 1, "title": "Release checklist 2.4",
+  "source": {"app": "planu", "run": "run-81"},
+  "questions": [
+    {"id": "ship", "question": "Ship 2.4 today?", "type": "confirm"},
+    {"id": "env", "question": "Which environment first?", "type": "choice",
+     "options": ["staging", "production"], "allow_custom": true},
+    {"id": "tags", "question": "Tag the release with?", "type": "multiChoice",
+     "options": ["payments", "frontend", "urgent"]},
+    {"id": "ticket", "question": "Tracking ticket?", "type": "text",
+     "pattern": "^[A-Z]+-[0-9]+$"}
+  ]}"#;
+
+/// Every kind of question, structured dialect (ids q1..q4; fill-in on by default).
+const STORAGE: &str = r#"{"inbox": 1, "title": "Configure the storage layer",
+  "source": {"app": "crush", "run": "session-91c2", "tool": "question"},
+  "questions": [
+    {"label": "Database", "type": "single_choice", "question": "Which database?",
+     "description": "PostgreSQL for relational data, MongoDB for documents.",
+     "choices": [{"id": "pg", "label": "PostgreSQL"}, {"id": "mongo", "label": "MongoDB"}]},
+    {"label": "Caching", "type": "yes_no", "question": "Enable caching?"},
+    {"label": "Extras", "type": "multi_choice", "question": "Which extras?", "allow_custom": false,
+     "choices": [{"id": "read", "label": "Read replicas"},
+                 {"id": "backup", "label": "Nightly backups", "description": "Kept 30 days"},
+                 {"id": "pitr", "label": "Point-in-time recovery"}]},
+    {"label": "Concerns", "type": "free_text", "question": "Any concerns about this approach?"}
+  ],
+  "confirm_title": "Ready to configure?",
+  "confirm_description": "The agent will write the chosen setup to `compose.yaml`."}"#;
+
+const MIGRATE: &str = r#"{"inbox": 1, "title": "Migrate the orders table",
+  "source": {"app": "ops-pipeline", "run": "nightly-513"},
+  "questions": [{"type": "yes_no", "question": "Run the migration on the live database?"}]}"#;
+
+/// One confirm (interactive dialect) with the id `q1`: gets Yes/No notification buttons.
+const APPROVE: &str = r#"{"inbox": 1, "title": "Approve SPEC-017",
+  "source": {"app": "planu", "run": "run-9"},
+  "questions": [{"id": "q1", "type": "confirm",
+                 "question": "SPEC-017 has 0 passing acceptance criteria. Approve it anyway?"}]}"#;
+
+fn confirm(title: &str) -> String {
+    json!({"inbox": 1, "title": title, "source": {"app": "planu"},
+           "questions": [{"id": "q1", "type": "confirm", "question": format!("{title}?")}]})
+    .to_string()
+}
+
+/// The outcome's fields that a person's answer decides, the rest checked for shape.
+fn assert_answered(outcome: &Value, id: &str, answers: Value, custom: Value) {
+    assert_eq!(outcome["id"], id, "{outcome:#}");
+    assert_eq!(outcome["status"], "answered", "{outcome:#}");
+    assert_eq!(outcome["answers"], answers, "{outcome:#}");
+    assert_eq!(outcome["custom"], custom, "{outcome:#}");
+    assert_eq!(outcome["answered_by"], "operator:e2e", "{outcome:#}");
+    assert_eq!(outcome["defaulted"], json!([]), "{outcome:#}");
+}
+
+/// The plumbing alone, whatever the page shows: the window opens in the private session, the
+/// WebDriver session works, the app's tree is stopped afterwards, and a request dropped
+/// into the spool raises a notification with answer buttons.
+#[tokio::test]
+async fn the_window_opens_and_a_dropped_request_notifies() {
+    let d = Desktop::start_bare().await;
+    let ready = d.js("return document.readyState").await;
+    assert!(ready == "complete" || ready == "interactive", "{ready}");
+    let shot = d.capture("e2e-smoke").await;
+    assert!(std::fs::metadata(&shot).unwrap().len() > 1000);
+
+    d.place_request("approve-17", APPROVE);
+    let call = d.wait_notify("Approve SPEC-017").await;
+    assert!(call.body.contains("planu / run-9"), "{}", call.raw);
+    assert_eq!(call.action_keys(), ["default", "answer:yes", "answer:no"]);
+    d.press_notification_action("Approve SPEC-017", "answer:no");
+    let outcome = d.wait_for_outcome("approve-17").await;
+    assert_answered(&outcome, "approve-17", json!({"q1": false}), json!([]));
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn a_dropped_request_is_listed_notified_and_answered_in_the_window() {
+    let d = Desktop::start().await;
+    d.place_request("deploy-1", DEPLOY);
+
+    let row = d.row("deploy-1").await;
+    let row_text = d.text_of(&row).await;
+    assert!(row_text.contains("Deploy SPEC-042"), "row: {row_text}");
+
+    let call = d.wait_notify("Deploy SPEC-042").await;
+    assert_eq!(call.app_name, "Answer Inbox");
+    assert!(
+        call.body.contains("planu / run-7f3a"),
+        "body: {}",
+        call.body
+    );
+    for (key, label) in [
+        ("default", "Open"),
+        ("answer:yes", "Yes"),
+        ("answer:no", "No"),
+    ] {
+        assert!(
+            call.actions.contains(&(key.to_owned(), label.to_owned())),
+            "button {key}/{label} in {:?}",
+            call.actions
+        );
+    }
+
+    d.open("deploy-1").await;
+    d.click("[data-testid=yes]").await;
+    d.submit().await;
+
+    let outcome = d.wait_for_outcome("deploy-1").await;
+    assert_answered(&outcome, "deploy-1", json!({"q1": true}), json!([]));
+    let result = d.result_text().await;
+    assert!(!result.trim().is_empty(), "the result is shown");
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn every_question_kind_in_both_dialects_with_fill_in_and_pattern() {
+    let d = Desktop::start().await;
+    d.place_request("release-24", RELEASE);
+    d.place_request("storage-91c2", STORAGE);
+
+    // Interactive dialect: confirm, choice with a fill-in, multiChoice, text with a pattern.
+    d.open("release-24").await;
+    let ship = d.question(0, "ship").await;
+    let yes = d.find_in(&ship, "[data-testid=yes]").await;
+    d.click_element(&yes).await;
+
+    let env = d.question(1, "env").await;
+    let fill_in = d.find_in(&env, "[data-testid=fill-in]").await;
+    d.type_into(&fill_in, "hotfix-7").await;
+
+    let tags = d.question(2, "tags").await;
+    for value in ["payments", "urgent"] {
+        let css = format!("input[type=checkbox][value={}]", css_str(value));
+        let checkbox = tags
+            .find(fantoccini::Locator::Css(&css))
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        d.click_element(&checkbox).await;
+    }
+
+    let ticket = d.question(3, "ticket").await;
+    let text = d.find_in(&ticket, "[data-testid=text-input]").await;
+    d.type_into(&text, "ops 12").await;
+    let error = d.text("[data-testid=field-error]").await;
+    assert!(!error.trim().is_empty(), "a pattern error is shown");
+
+    // A batch is submitted from its review step: there, Submit is disabled and says why.
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    let submit = d.find("[data-testid=submit]").await;
+    assert!(
+        !submit.is_enabled().await.unwrap(),
+        "submit is disabled while an answer does not match its pattern"
+    );
+    let reason = d.text("[data-testid=submit-reason]").await;
+    assert!(
+        !reason.trim().is_empty(),
+        "the disabled submit says why: {reason:?}"
+    );
+    eprintln!("pattern error: {error:?}; submit reason: {reason:?}");
+
+    // Back goes to the last question, the ticket: fix it.
+    d.click("[data-testid=back]").await;
+    let ticket = d.question(3, "ticket").await;
+    let text = d.find_in(&ticket, "[data-testid=text-input]").await;
+    d.clear_field(&text).await;
+    text.send_keys("OPS-12").await.unwrap();
+    d.wait_gone("[data-testid=field-error]").await;
+
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    assert!(
+        d.count("[data-testid=submit-reason]").await == 0,
+        "no reason is given once the answers are valid"
+    );
+    let lines = d.all("[data-testid=summary-line]").await;
+    assert_eq!(lines.len(), 4, "one summary line per question");
+    let mut summary = String::new();
+    for line in &lines {
+        summary.push_str(&d.text_of(line).await);
+        summary.push('\n');
+    }
+    for shown in ["hotfix-7", "payments", "urgent", "OPS-12"] {
+        assert!(
+            summary.contains(shown),
+            "{shown} in the summary:\n{summary}"
+        );
+    }
+    d.submit().await;
+    let outcome = d.wait_for_outcome("release-24").await;
+    assert_answered(
+        &outcome,
+        "release-24",
+        json!({"ship": true, "env": "hotfix-7", "tags": ["payments", "urgent"], "ticket": "OPS-12"}),
+        json!(["env"]),
+    );
+
+    // Structured dialect: single_choice with a fill-in, yes_no, multi_choice, free_text.
+    d.click("[data-testid=back-to-list]").await;
+    d.open("storage-91c2").await;
+    let database = d.question(0, "q1").await;
+    let fill_in = d.find_in(&database, "[data-testid=fill-in]").await;
+    d.type_into(&fill_in, "CockroachDB").await;
+    let caching = d.question(1, "q2").await;
+    let no = d.find_in(&caching, "[data-testid=no]").await;
+    d.click_element(&no).await;
+    let extras = d.question(2, "q3").await;
+    assert!(
+        extras
+            .find_all(fantoccini::Locator::Css("[data-testid=fill-in]"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "allow_custom: false offers no fill-in"
+    );
+    for value in ["read", "pitr"] {
+        let css = format!("input[type=checkbox][value={}]", css_str(value));
+        let checkbox = extras.find(fantoccini::Locator::Css(&css)).await.unwrap();
+        d.click_element(&checkbox).await;
+    }
+    let concerns = d.question(3, "q4").await;
+    let text = d.find_in(&concerns, "[data-testid=text-input]").await;
+    d.type_into(&text, "Keep the old cluster for a week.").await;
+
+    d.click("[data-testid=review]").await;
+    let screen = d.find("[data-testid=confirm-screen]").await;
+    let screen_text = d.text_of(&screen).await;
+    assert!(
+        screen_text.contains("Ready to configure?"),
+        "the request's confirm_title heads the confirmation: {screen_text}"
+    );
+    assert_eq!(d.all("[data-testid=summary-line]").await.len(), 4);
+    // Back to the form and forward again keeps the answers.
+    d.click("[data-testid=back]").await;
+    d.wait_gone("[data-testid=confirm-screen]").await;
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    d.submit().await;
+    let outcome = d.wait_for_outcome("storage-91c2").await;
+    assert_answered(
+        &outcome,
+        "storage-91c2",
+        json!({"q1": "CockroachDB", "q2": false, "q3": ["read", "pitr"],
+               "q4": "Keep the old cluster for a week."}),
+        json!(["q1"]),
+    );
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn declining_with_a_reason_writes_a_declined_outcome() {
+    let d = Desktop::start().await;
+    d.place_request("migrate-513", MIGRATE);
+    d.open("migrate-513").await;
+    d.click("[data-testid=decline]").await;
+    let reason = d.find("[data-testid=decline-reason]").await;
+    d.type_into(&reason, "Not during the freeze.").await;
+    d.click("[data-testid=decline-confirm]").await;
+
+    let outcome = d.wait_for_outcome("migrate-513").await;
+    assert_eq!(outcome["status"], "declined", "{outcome:#}");
+    assert_eq!(outcome["reason"], "Not during the freeze.", "{outcome:#}");
+    assert_eq!(outcome["answers"], json!({}), "{outcome:#}");
+    assert_eq!(outcome["answered_by"], "operator:e2e", "{outcome:#}");
+    d.find("[data-testid=result]").await;
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn notification_buttons_answer_and_open_requests() {
+    let d = Desktop::start().await;
+    d.place_request("approve-17", APPROVE);
+    d.row("approve-17").await;
+    let call = d.wait_notify("Approve SPEC-017").await;
+    assert_eq!(
+        call.action_keys(),
+        ["default", "answer:yes", "answer:no"],
+        "{:?}",
+        call.actions
+    );
+
+    d.press_notification_action("Approve SPEC-017", "answer:yes");
+    let outcome = d.wait_for_outcome("approve-17").await;
+    assert_answered(&outcome, "approve-17", json!({"q1": true}), json!([]));
+    // The window hears of it: the row leaves Pending and shows in History.
+    d.wait_gone("[data-testid=row][data-id=\"approve-17\"]")
+        .await;
+    d.nav("History").await;
+    let row = d
+        .find("[data-testid=history-list] [data-testid=history-row][data-id=\"approve-17\"]")
+        .await;
+    let row_text = d.text_of(&row).await;
+    assert!(
+        row_text.contains("Approve SPEC-017") && row_text.contains("Answered"),
+        "History shows it answered: {row_text}"
+    );
+
+    // The bubble's default action ("Open") shows that request in the window.
+    d.place_request("deploy-2", DEPLOY);
+    let call = d.wait_notify("Deploy SPEC-042").await;
+    assert!(
+        call.action_keys().contains(&"default"),
+        "{:?}",
+        call.actions
+    );
+    d.press_notification_action("Deploy SPEC-042", "default");
+    d.find("[data-testid=answer-view][data-id=\"deploy-2\"]")
+        .await;
+    assert!(
+        !d.outcome_path("deploy-2").exists(),
+        "opening answers nothing"
+    );
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn descriptions_cannot_run_script() {
+    let d = Desktop::start().await;
+    let request = json!({
+        "inbox": 1,
+        "title": "Review <img src=x onerror=\"window.__pwned='title'\"> notes",
+        "source": {"app": "planu"},
+        "questions": [{
+            "label": "Notes", "type": "yes_no", "question": "Publish these release notes?",
+            "description": "Release notes follow.\n\n\
+                <script>window.__pwned = 'script'; document.title = 'pwned';</script>\n\n\
+                <img src=x onerror=\"window.__pwned = 'img'; document.title = 'pwned'\">\n\n\
+                [click me](javascript:window.__pwned='link';document.title='pwned')\n\n\
+                <a href=\"javascript:window.__pwned='a'\">raw link</a> \
+                <iframe src=\"javascript:parent.__pwned='iframe'\"></iframe>\n\n\
+                <svg onload=\"window.__pwned='svg'\"></svg> **bold stays**"
+        }]
+    });
+    d.place_request("notes-1", &request.to_string());
+
+    let row = d.row("notes-1").await;
+    let row_text = d.text_of(&row).await;
+    assert!(
+        row_text.contains("<img"),
+        "the title is shown as text, not markup: {row_text}"
+    );
+    d.open("notes-1").await;
+    let description = d.find("[data-testid=description]").await;
+    assert!(d.text_of(&description).await.contains("bold stays"));
+
+    // Click every link in it: none may run anything or leave the app.
+    for link in description
+        .find_all(fantoccini::Locator::Css("a"))
+        .await
+        .unwrap()
+    {
+        let _ = link.click().await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let state = d
+        .js(r#"const html = (document.querySelector('[data-testid=description]') || {}).innerHTML || '';
+               return {pwned: window.__pwned === undefined ? null : String(window.__pwned),
+                       title: document.title, html, url: location.href};"#)
+        .await;
+    assert_eq!(state["pwned"], Value::Null, "a payload ran: {state:#}");
+    let url = state["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("tauri://") || url.contains("tauri.localhost"),
+        "the window stayed on the app: {url}"
+    );
+    let title = state["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Answer Inbox"),
+        "document.title untouched: {state:#}"
+    );
+    let html = state["html"].as_str().unwrap().to_lowercase();
+    for bad in ["<script", "onerror", "onload", "javascript:", "<iframe"] {
+        assert!(!html.contains(bad), "{bad} in the description: {html}");
+    }
+    assert!(
+        html.contains("<strong>bold stays</strong>"),
+        "markdown still renders: {html}"
+    );
+    d.find("[data-testid=answer-view][data-id=\"notes-1\"]")
+        .await;
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn the_keyboard_alone_answers_a_request() {
+    let d = Desktop::start().await;
+    for (id, title) in [("kb-1", "First"), ("kb-2", "Second"), ("kb-3", "Third")] {
+        d.place_request(id, &confirm(title));
+    }
+    let rows = harness::eventually("three Pending rows", STEP, || async {
+        let ids = d.row_ids().await;
+        (ids.len() == 3).then_some(ids)
+    })
+    .await;
+
+    // Whether the first row starts selected or none does, j k j ends on the second row.
+    for key in ["j", "k", "j"] {
+        d.press_keys(key).await;
+    }
+    d.press_keys(&char::from(fantoccini::key::Key::Enter).to_string())
+        .await;
+    let chosen = &rows[1];
+    d.find(&format!(
+        "[data-testid=answer-view][data-id={}]",
+        css_str(chosen)
+    ))
+    .await;
+
+    d.press_keys("y").await;
+    d.press_keys(
+        &(fantoccini::key::Key::Control + &char::from(fantoccini::key::Key::Enter).to_string()),
+    )
+    .await;
+    let outcome = d.wait_for_outcome(chosen).await;
+    assert_answered(&outcome, chosen, json!({"q1": true}), json!([]));
+    for other in rows.iter().filter(|id| *id != chosen) {
+        assert!(!d.outcome_path(other).exists(), "{other} was not answered");
+    }
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn an_answer_from_another_instance_wins_and_is_shown() {
+    let d = Desktop::start().await;
+    d.place_request("deploy-3", DEPLOY);
+    d.open("deploy-3").await;
+    d.click("[data-testid=yes]").await;
+
+    // Another inbox (its own database) settles it first.
+    let other_db = d.root().join("other/inbox.sqlite3");
+    let out = d.cli(
+        &other_db,
+        &["answer", "deploy-3", "--set", "q1=no", "--as", "other"],
+    );
+    assert!(
+        out.status.success(),
+        "the other instance answers: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = std::fs::read(d.outcome_path("deploy-3")).unwrap();
+
+    // The window hears of it at once: the form closes and says who settled it; nothing can
+    // be submitted over it.
+    let notice = d.text("[data-testid=notice]").await;
+    assert!(
+        notice.contains("operator:other"),
+        "the notice names who settled it: {notice}"
+    );
+    let submit = d.find("[data-testid=submit]").await;
+    assert!(
+        !submit.is_enabled().await.unwrap(),
+        "submit is closed once another inbox settled the request"
+    );
+    // "Show the outcome" shows the one that stands.
+    let show = d
+        .client()
+        .find(fantoccini::Locator::XPath(
+            "//*[@data-testid='notice']//button[contains(., 'Show the outcome')]",
+        ))
+        .await
+        .unwrap();
+    d.click_element(&show).await;
+    let shown = d.find("[data-testid=outcome]").await;
+    let by = d
+        .find_in(&shown, "[data-testid=answered-by]")
+        .await
+        .attr("title")
+        .await
+        .unwrap();
+    assert_eq!(by.as_deref(), Some("operator:other"));
+    let answer = d
+        .find_in(&shown, "[data-testid=outcome-answer][data-qid=\"q1\"]")
+        .await;
+    let answer = d.text_of(&answer).await;
+    assert!(
+        answer.starts_with("No"),
+        "the other's answer is shown: {answer}"
+    );
+    assert_eq!(
+        std::fs::read(d.outcome_path("deploy-3")).unwrap(),
+        written,
+        "the outcome file is unchanged"
+    );
+    let outcome: Value = serde_json::from_slice(&written).unwrap();
+    assert_eq!(outcome["answers"], json!({"q1": false}));
+
+    // Its notification is still on screen: pressing Yes there now writes nothing either, and
+    // the window says why.
+    d.wait_notify("Deploy SPEC-042").await;
+    d.press_notification_action("Deploy SPEC-042", "answer:yes");
+    let banner = d.text("[data-testid=error-banner]").await;
+    assert!(
+        banner.contains("already") && banner.contains("operator:other"),
+        "the window reports the refused notification answer: {banner}"
+    );
+    assert_eq!(
+        std::fs::read(d.outcome_path("deploy-3")).unwrap(),
+        written,
+        "the outcome file is still unchanged"
+    );
+    d.finish().await;
+}
+
+const AMBIGUOUS: &str = r#"[
+  {"id": "pick-spec", "question": "Several specs match \"checkout flow\". Which one did you mean?",
+   "type": "choice",
+   "options": ["SPEC-031 Checkout flow v1", "SPEC-058 Checkout flow redesign", "SPEC-060 Guest checkout"]},
+  {"id": "also-tag", "question": "Tag the chosen spec with any of these?", "type": "multiChoice",
+   "options": ["payments", "frontend", "urgent"], "required": false, "default": []},
+  {"id": "ticket", "question": "Tracking ticket?", "type": "text", "pattern": "^[A-Z]+-[0-9]+$",
+   "required": false}
+]"#;
+
+const LOW_CRITERIA: &str = r#"{"interactiveQuestions": [
+  {"id": "confirm-low-criteria", "question": "SPEC-017 has 0 passing acceptance criteria. Approve it anyway?",
+   "type": "confirm", "default": false, "required": true}]}"#;
+
+const DEPLOY_TARGET: &str = r#"{"inbox": 1, "id": "deploy-spec-042", "title": "Deploy SPEC-042",
+  "source": {"app": "planu", "run": "run-7f3a", "tool": "deploy_spec", "host": "ci-runner-3"},
+  "priority": "high",
+  "questions": [{"id": "confirm-target-env", "question": "Which environment should this deploy to?",
+                 "type": "choice", "options": ["staging", "production"], "default": "staging"}]}"#;
+
+const NIGHTLY: &str = r#"{"inbox": 1, "id": "nightly-cleanup-2026-12-02", "title": "Nightly cleanup",
+  "source": {"app": "ops-pipeline", "run": "nightly-512", "tool": "cleanup"},
+  "mode": "autonomous", "timeout_seconds": 900,
+  "questions": [
+    {"id": "prune-branches", "question": "Prune 14 merged branches?", "type": "confirm", "default": true},
+    {"id": "retention", "question": "Keep build artifacts for how long?", "type": "choice",
+     "options": ["7 days", "30 days", "90 days"], "default": "30 days", "required": false}]}"#;
+
+const INVALID: &str = r#"{"inbox": 1, "questions": [
+  {"id": "env", "question": "Which environment?", "type": "choice", "default": "qa"}]}"#;
+
+#[tokio::test]
+async fn screenshots_of_the_main_views() {
+    let d = Desktop::start().await;
+    d.place_request("ambiguous-spec", AMBIGUOUS);
+    d.place_request("approve-low-criteria", LOW_CRITERIA);
+    d.place_request(
+        "configure-db",
+        &STORAGE.replace("\"allow_custom\": false,", ""),
+    );
+    d.place_request("deploy-spec-042", DEPLOY_TARGET);
+    d.place_request("nightly-cleanup-2026-12-02", NIGHTLY);
+    d.place_request("env-check", INVALID);
+    d.place_file("README.txt", b"not a request\n");
+
+    harness::eventually("four pending rows", STEP, || async {
+        (d.row_ids().await.len() == 4).then_some(())
+    })
+    .await;
+    d.screenshot("pending").await;
+
+    d.open("configure-db").await;
+    let database = d.question(0, "q1").await;
+    let pg = database
+        .find(fantoccini::Locator::Css("input[type=radio][value=\"pg\"]"))
+        .await
+        .unwrap();
+    d.click_element(&pg).await;
+    let caching = d.question(1, "q2").await;
+    let yes = d.find_in(&caching, "[data-testid=yes]").await;
+    d.click_element(&yes).await;
+    let extras = d.question(2, "q3").await;
+    let backup = extras
+        .find(fantoccini::Locator::Css(
+            "input[type=checkbox][value=\"backup\"]",
+        ))
+        .await
+        .unwrap();
+    d.click_element(&backup).await;
+    let concerns = d.question(3, "q4").await;
+    let text = d.find_in(&concerns, "[data-testid=text-input]").await;
+    d.type_into(&text, "Staging has 512 MB for the cache at most.")
+        .await;
+    d.question(0, "q1").await;
+    d.screenshot("answer").await;
+
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    d.screenshot("confirm").await;
+    d.submit().await;
+    d.wait_for_outcome("configure-db").await;
+    d.find("[data-testid=result]").await;
+
+    d.nav("History").await;
+    harness::eventually("three History rows", STEP, || async {
+        // configure-db (answered), nightly cleanup (defaulted), env-check (rejected).
+        (d.count("[data-testid=history-row]").await >= 3).then_some(())
+    })
+    .await;
+    d.screenshot("history").await;
+
+    d.nav("Problems").await;
+    harness::eventually("two problems", STEP, || async {
+        (d.count("[data-testid=problem-row]").await >= 2).then_some(())
+    })
+    .await;
+    let problems = d
+        .js("return Array.from(document.querySelectorAll('[data-testid=problem-row]')).map(r => r.innerText).join('\\n')")
+        .await;
+    let problems = problems.as_str().unwrap();
+    assert!(problems.contains("README.txt"), "{problems}");
+    assert!(problems.contains("env-check"), "{problems}");
+    d.screenshot("problems").await;
+
+    d.nav("Settings").await;
+    d.find("[data-testid=settings]").await;
+    let spool = d.find("[data-testid=settings-spool]").await;
+    let shown = spool.prop("value").await.unwrap().unwrap_or_default();
+    assert_eq!(shown, d.spool().display().to_string());
+    d.screenshot("settings").await;
+
+    // Do-not-disturb is saved to the settings file.
+    d.click("[data-testid=settings-dnd]").await;
+    d.click("[data-testid=settings-save]").await;
+    let path = d.settings_path();
+    harness::eventually("settings.json with do_not_disturb", STEP, || async {
+        let bytes = std::fs::read(&path).ok()?;
+        let settings: Value = serde_json::from_slice(&bytes).ok()?;
+        (settings["do_not_disturb"] == true).then_some(())
+    })
+    .await;
+    d.finish().await;
+}
