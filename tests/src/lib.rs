@@ -1,1 +1,16 @@
-//! Black-box tests live in tests/*.rs; this library holds nothing.
+//! The harness shared by the black-box tests (tests/tests) and the desktop benchmarks
+//! (inbox-bench): child processes that are always stopped ([`process`]), a private desktop
+//! session with a notification daemon and a bus monitor ([`session`]), and the desktop app
+//! started directly or through tauri-driver ([`desktop`]).
+
+pub mod desktop;
+pub mod process;
+pub mod session;
+
+use std::path::Path;
+
+/// Sets a file's permission bits (a script to run, a directory only its owner may enter).
+pub fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}

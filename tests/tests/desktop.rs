@@ -651,3 +651,81 @@ async fn screenshots_of_the_main_views() {
     .await;
     d.finish().await;
 }
+
+#[tokio::test]
+async fn an_empty_inbox_offers_demo_requests_and_do_not_disturb_silences_notifications() {
+    let d = Desktop::start().await;
+
+    // The empty state offers the demo requests; they arrive like any others.
+    d.click("[data-testid=add-demo]").await;
+    let demo_ids = harness::eventually("the demo requests", STEP, || async {
+        let ids = d.row_ids().await;
+        (ids.len() >= 4).then_some(ids)
+    })
+    .await;
+    assert!(
+        demo_ids.iter().all(|id| id.starts_with("demo-")),
+        "{demo_ids:?}"
+    );
+
+    d.nav("Settings").await;
+    d.click("[data-testid=settings-dnd]").await;
+    d.click("[data-testid=settings-save]").await;
+    harness::eventually("do-not-disturb saved", STEP, || async {
+        let saved = std::fs::read_to_string(d.settings_path()).ok()?;
+        let saved: Value = serde_json::from_str(&saved).ok()?;
+        (saved["do_not_disturb"] == json!(true)).then_some(())
+    })
+    .await;
+
+    // Silenced: the request is listed, but no bubble appears. A bubble comes within the
+    // 250 ms gather window of its request being listed, so two seconds is ample.
+    d.place_request("quiet-1", &confirm("Quiet request"));
+    d.nav("Pending").await;
+    d.row("quiet-1").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let quiet: Vec<_> = d
+        .notify_calls()
+        .into_iter()
+        .filter(|call| call.summary == "Quiet request")
+        .collect();
+    assert!(quiet.is_empty(), "do-not-disturb let through {quiet:?}");
+
+    // Back on: the next request notifies again.
+    d.nav("Settings").await;
+    d.click("[data-testid=settings-dnd]").await;
+    d.click("[data-testid=settings-save]").await;
+    d.place_request("loud-1", &confirm("Loud request"));
+    d.wait_notify("Loud request").await;
+    d.finish().await;
+}
+
+#[tokio::test]
+async fn a_second_launch_hands_over_to_the_running_app() {
+    let d = Desktop::start().await;
+    let mut second = std::process::Command::new(harness::app_binary());
+    d.apply_app_env(&mut second);
+    let mut second = second
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start a second app");
+    let deadline = std::time::Instant::now() + STEP;
+    let status = loop {
+        if let Some(status) = second.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = second.kill();
+            panic!("the second launch was still running after {STEP:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "the second launch exited with {status}");
+
+    // The first one still runs its inbox and its window.
+    d.place_request("after-second", &confirm("After the second launch"));
+    d.row("after-second").await;
+    d.finish().await;
+}

@@ -6,7 +6,7 @@ mod util;
 
 use std::time::{Duration, Instant};
 
-use util::session::Session;
+use inbox_tests::session::Session;
 use util::{eventually, Inbox, Running};
 
 const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042", "source": {"app": "planu", "run": "run-7f3a"},

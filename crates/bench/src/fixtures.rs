@@ -15,12 +15,50 @@ pub fn id(prefix: &str, n: usize) -> String {
 /// A small interactive request in the envelope dialect (about 450 bytes, like the samples in
 /// the design examples): one choice question and one confirm, no deadline.
 pub fn interactive_request(id: &str) -> Vec<u8> {
+    request_from(
+        id,
+        &format!("Deploy build {id}"),
+        "bench",
+        &format!("run-{id}"),
+    )
+}
+
+/// Like [`interactive_request`], with a title and source that vary with `n`, so that a
+/// search in the desktop app's list narrows 10,000 rows to many different counts: five
+/// verbs (a fifth each), eight objects (an eighth each, independent of the verb), three
+/// source apps (4/7, 2/7, 1/7) and runs of 50 requests each.
+pub fn varied_request(id: &str, n: usize) -> Vec<u8> {
+    const VERBS: [&str; 5] = ["Deploy", "Approve", "Migrate", "Release", "Rotate"];
+    const OBJECTS: [&str; 8] = [
+        "the orders table",
+        "the payments service",
+        "the search index",
+        "the billing cron",
+        "the auth keys",
+        "the build cache",
+        "the mobile app",
+        "the docs site",
+    ];
+    const APPS: [&str; 7] = [
+        "planu",
+        "planu",
+        "planu",
+        "planu",
+        "ops-pipeline",
+        "ops-pipeline",
+        "crush",
+    ];
+    let title = format!("{} {}", VERBS[n % 5], OBJECTS[(n / 5) % 8]);
+    request_from(id, &title, APPS[n % 7], &format!("run-{}", n / 50))
+}
+
+fn request_from(id: &str, title: &str, app: &str, run: &str) -> Vec<u8> {
     format!(
         r#"{{
   "inbox": 1,
   "id": "{id}",
-  "title": "Deploy build {id}",
-  "source": {{"app": "bench", "run": "run-{id}", "tool": "deploy"}},
+  "title": "{title}",
+  "source": {{"app": "{app}", "run": "{run}", "tool": "deploy"}},
   "priority": "normal",
   "questions": [
     {{"id": "target", "question": "Which environment should this deploy to?", "type": "choice",
@@ -71,6 +109,7 @@ pub fn answered_outcome(id: &str) -> Vec<u8> {
 pub fn check_fixtures() -> anyhow::Result<()> {
     for (name, body) in [
         ("interactive", interactive_request("check-1")),
+        ("varied", varied_request("check-1", 123)),
         ("autonomous", autonomous_request("check-1")),
     ] {
         if let Err(errors) = parse_request(&body, Some("check-1")) {

@@ -46,7 +46,6 @@ pub fn run(n: usize) -> anyhow::Result<()> {
 
     let engine_dirs = Scratch::new("latency-engine")?;
     let mut engine = RunningEngine::start(&engine_dirs.spool_dir(), &engine_dirs.db())?;
-    let tmp = engine.spool.tmp_dir();
 
     let direct_dirs = Scratch::new("latency-direct")?;
     let direct_spool = Spool::open(direct_dirs.spool_dir())?;
@@ -65,15 +64,7 @@ pub fn run(n: usize) -> anyhow::Result<()> {
         let (callback, received) = bare.wait_for_both(&staged.to)?;
 
         // The engine's loop.
-        let staged = Staged::write(&tmp, engine.spool.path(Area::Questions, &id), &body)?;
-        let started = Instant::now();
-        staged.place()?;
-        let ingested =
-            engine.wait_for(|e| matches!(e, Event::Ingested { id: got, .. } if *got == id))?;
-        let engine_latency = ingested - started;
-        // The loop's iteration ends with the operator notification: wait for it, so the next
-        // drop meets an idle engine, as a drop some time later would.
-        engine.wait_for(|e| matches!(e, Event::Notified { ids } if ids.contains(&id)))?;
+        let engine_latency = engine_drop(&mut engine, &id, &body)?;
 
         // Diagnosis: the same work without the watcher and the threads.
         let staged = Staged::write(
@@ -133,6 +124,24 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     );
     targets(&bare, &engine);
     Ok(())
+}
+
+/// One drop into the running engine: `body` renamed into `questions/` as `id`, timed until
+/// `Event::Ingested` for it is received. Returns once the loop's iteration has ended too.
+pub fn engine_drop(engine: &mut RunningEngine, id: &str, body: &[u8]) -> anyhow::Result<Duration> {
+    let staged = Staged::write(
+        &engine.spool.tmp_dir(),
+        engine.spool.path(Area::Questions, id),
+        body,
+    )?;
+    let started = Instant::now();
+    staged.place()?;
+    let ingested =
+        engine.wait_for(|e| matches!(e, Event::Ingested { id: got, .. } if got == id))?;
+    // The loop's iteration ends with the operator notification: wait for it, so the next
+    // drop meets an idle engine, as a drop some time later would.
+    engine.wait_for(|e| matches!(e, Event::Notified { ids } if ids.iter().any(|i| i == id)))?;
+    Ok(ingested - started)
 }
 
 fn targets(bare: &Summary, engine: &Summary) {

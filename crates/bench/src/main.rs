@@ -7,11 +7,16 @@
 //! inbox-bench startup [N=100000]
 //! inbox-bench round-trip [N=200]
 //! inbox-bench all
+//! inbox-bench desktop [N=10000]         (not part of `all`: about 10 minutes)
+//! inbox-bench desktop-memory [N=10000]
+//! inbox-bench desktop-window [N=10000]
+//! inbox-bench desktop-notify [N=100]
 //! ```
 //!
 //! Results go to stdout as markdown; progress goes to stderr. Build with `--release`.
 
 mod burst;
+mod desktop;
 mod fixtures;
 mod harness;
 mod latency;
@@ -22,13 +27,22 @@ mod stats;
 use std::process::{Command, ExitCode};
 
 const USAGE: &str =
-    "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all>
+    "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all
+                    | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]>
 
   ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
   burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
   startup [N=100000]       time to ready over N settled requests, next to a plain listing
   round-trip [N=200]       autonomous round trip and ask --wait wake-up, next to a bare watcher
-  all                      all four with their default sizes";
+  all                      all four with their default sizes
+
+  The desktop app (release builds of answer-inbox-desktop and inbox-bare-window next to this
+  binary; Xvfb, dbus-daemon, dbus-monitor, dunst, xdotool and tauri-driver installed):
+  desktop [N=10000]        the three below, N pending requests (about 10 minutes)
+  desktop-memory [N=10000] PSS of the app's process tree, empty and with N pending, next to a
+                           bare Tauri window
+  desktop-window [N=10000] launch → painted list, keystroke in search → updated list
+  desktop-notify [N=100]   request file → Notify call on the bus, next to the engine's ingest";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -61,6 +75,10 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "burst" => burst::run,
         "startup" => startup::run,
         "round-trip" => roundtrip::run,
+        "desktop" => desktop::run,
+        "desktop-memory" => desktop::run_memory,
+        "desktop-window" => desktop::run_window,
+        "desktop-notify" => desktop::run_notify,
         "all" if size.is_none() => {
             return all(args);
         }
@@ -74,6 +92,8 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "ingest-latency" => latency::DEFAULT_N,
         "burst" => burst::DEFAULT_N,
         "startup" => startup::DEFAULT_N,
+        "desktop" | "desktop-memory" | "desktop-window" => desktop::DEFAULT_N,
+        "desktop-notify" => desktop::DEFAULT_NOTIFY_N,
         _ => roundtrip::DEFAULT_N,
     };
     fixtures::check_fixtures()?;

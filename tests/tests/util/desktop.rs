@@ -16,16 +16,17 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use fantoccini::elements::{Element, ElementRef};
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
+use inbox_tests::desktop::{AppDirs, Driver};
+use inbox_tests::session::{NotifyCall, Session};
 use serde_json::{json, Value};
 
-use crate::util::session::{NotifyCall, Session};
-use crate::util::{descendants, Inbox, ProcessId};
+use crate::util::Inbox;
 
 /// How long one step (an element to appear, an outcome to be written) may take. Generous:
 /// two cores, and others may be compiling.
@@ -56,32 +57,6 @@ pub fn app_binary() -> PathBuf {
     bin
 }
 
-fn tauri_driver() -> PathBuf {
-    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect())
-        .unwrap_or_default();
-    if let Some(cargo_home) = std::env::var_os("CARGO_HOME") {
-        candidates.push(PathBuf::from(cargo_home).join("bin"));
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home).join(".cargo/bin"));
-    }
-    candidates
-        .into_iter()
-        .map(|dir| dir.join("tauri-driver"))
-        .find(|path| path.is_file())
-        .expect("tauri-driver is not installed: `cargo install tauri-driver --locked`")
-}
-
-/// A TCP port nobody listens on right now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Quotes `value` as a CSS string, for attribute selectors.
 pub fn css_str(value: &str) -> String {
     serde_json::to_string(value).unwrap()
@@ -110,9 +85,8 @@ pub struct Desktop {
     pub session: Session,
     /// The spool, database and temporary root (`inbox.dir`), as the CLI tests have them.
     pub inbox: Inbox,
-    driver: Option<Child>,
-    /// tauri-driver's process tree as last seen: WebKitWebDriver, the app, WebKit helpers.
-    tree: Vec<ProcessId>,
+    dirs: AppDirs,
+    driver: Option<Driver>,
     driver_log: PathBuf,
     started: Instant,
     _turn: MutexGuard<'static, ()>,
@@ -146,62 +120,28 @@ impl Desktop {
         let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let started = Instant::now();
         let app = app_binary();
-        let driver_bin = tauri_driver();
         let inbox = Inbox::new();
         let root = inbox.dir.path();
-        for dir in ["home", "config", "data", "cache", "runtime", "logs"] {
-            std::fs::create_dir_all(root.join(dir)).unwrap();
-        }
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(root.join("runtime"), std::fs::Permissions::from_mode(0o700))
-                .unwrap();
-        }
+        let dirs = AppDirs::create(root);
         let session = Session::start(&root.join("session"), true);
-        let driver_log = root.join("logs/tauri-driver.log");
+        let driver_log = dirs.logs().join("tauri-driver.log");
+        let driver = Driver::start(&session, &driver_log, |cmd| {
+            dirs.apply(cmd, &inbox.spool(), &inbox.db(), USER)
+        });
 
         let mut desktop = Desktop {
             client: None,
             session,
             inbox,
-            driver: None,
-            tree: Vec::new(),
+            dirs,
+            driver: Some(driver),
             driver_log,
             started,
             _turn: turn,
         };
 
-        let (port, native_port) = (free_port(), free_port());
-        let log = std::fs::File::create(&desktop.driver_log).unwrap();
-        let mut cmd = Command::new(&driver_bin);
-        cmd.args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native_port.to_string(),
-        ]);
-        if Path::new("/usr/bin/WebKitWebDriver").exists() {
-            cmd.args(["--native-driver", "/usr/bin/WebKitWebDriver"]);
-        }
-        desktop.session.apply(&mut cmd);
-        let root = desktop.inbox.dir.path();
-        cmd.env("HOME", root.join("home"))
-            .env("XDG_CONFIG_HOME", root.join("config"))
-            .env("XDG_DATA_HOME", root.join("data"))
-            .env("XDG_CACHE_HOME", root.join("cache"))
-            .env("XDG_RUNTIME_DIR", root.join("runtime"))
-            .env("USER", USER)
-            .env("LOGNAME", USER)
-            .env("ANSWER_INBOX_DIR", desktop.spool())
-            .env("ANSWER_INBOX_DB", desktop.db())
-            .env("RUST_LOG", "info,rusqlite_migration=warn")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log);
-        desktop.driver = Some(cmd.spawn().expect("start tauri-driver"));
-
         // WebKitWebDriver drops the app's output; a wrapper keeps it in logs/app.log.
-        let wrapper = desktop.inbox.dir.path().join("answer-inbox-desktop.sh");
+        let wrapper = desktop.root().join("answer-inbox-desktop.sh");
         std::fs::write(
             &wrapper,
             format!(
@@ -211,45 +151,15 @@ impl Desktop {
             ),
         )
         .unwrap();
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        let mut capabilities = serde_json::Map::new();
-        capabilities.insert(
-            "tauri:options".into(),
-            json!({ "application": wrapper.display().to_string() }),
-        );
-        capabilities.insert("browserName".into(), json!("wry"));
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + START;
-        let client = loop {
-            let attempt =
-                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                    .capabilities(capabilities.clone())
-                    .connect(&url)
-                    .await;
-            match attempt {
-                Ok(client) => break client,
-                Err(error) => {
-                    if let Some(status) = desktop.driver.as_mut().unwrap().try_wait().unwrap() {
-                        panic!(
-                            "tauri-driver exited ({status}) before a session opened:\n{}",
-                            desktop.logs_tail()
-                        );
-                    }
-                    if Instant::now() > deadline {
-                        panic!(
-                            "no WebDriver session within {START:?}: {error}\n{}",
-                            desktop.logs_tail()
-                        );
-                    }
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-        };
+        inbox_tests::set_mode(&wrapper, 0o755);
+        let connected = desktop
+            .driver
+            .as_mut()
+            .unwrap()
+            .connect(&wrapper, START)
+            .await;
+        let client = connected.unwrap_or_else(|error| panic!("{error}\n{}", desktop.logs_tail()));
         desktop.client = Some(client);
-        desktop.remember_tree();
         eprintln!(
             "desktop: session open after {:?} (display {}, {})",
             desktop.started.elapsed(),
@@ -261,12 +171,21 @@ impl Desktop {
 
     /// Ends the WebDriver session (which ends the app), then stops everything else.
     pub async fn finish(mut self) {
-        self.remember_tree();
+        if let Some(driver) = self.driver.as_mut() {
+            driver.remember_tree();
+        }
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(Duration::from_secs(10), client.close()).await;
         }
         eprintln!("desktop: test took {:?}", self.started.elapsed());
         // Drop does the rest.
+    }
+
+    /// The environment the app runs in: this test's display, bus, home, XDG directories,
+    /// spool and database. tauri-driver passes it on to the app it starts.
+    pub fn apply_app_env(&self, cmd: &mut Command) {
+        self.session.apply(cmd);
+        self.dirs.apply(cmd, &self.spool(), &self.db(), USER);
     }
 
     pub fn client(&self) -> &Client {
@@ -286,14 +205,11 @@ impl Desktop {
     }
 
     pub fn settings_path(&self) -> PathBuf {
-        self.inbox
-            .dir
-            .path()
-            .join("config/answer-inbox/settings.json")
+        self.dirs.settings_path()
     }
 
     fn app_log(&self) -> PathBuf {
-        self.inbox.dir.path().join("logs/app.log")
+        self.dirs.logs().join("app.log")
     }
 
     /// The last lines of tauri-driver's log and the app's, for a failed test's report.
@@ -308,16 +224,6 @@ impl Desktop {
             tail(&self.driver_log),
             tail(&self.app_log())
         )
-    }
-
-    fn remember_tree(&mut self) {
-        if let Some(driver) = &self.driver {
-            for process in descendants(driver.id()) {
-                if !self.tree.contains(&process) {
-                    self.tree.push(process);
-                }
-            }
-        }
     }
 
     // ---- the spool ----
@@ -674,7 +580,9 @@ impl Desktop {
 
 impl Drop for Desktop {
     fn drop(&mut self) {
-        self.remember_tree();
+        if let Some(driver) = self.driver.as_mut() {
+            driver.remember_tree();
+        }
         if std::thread::panicking() {
             // What the screen showed when it failed (ImageMagick's `import`, if installed).
             let name = std::thread::current()
@@ -706,37 +614,11 @@ impl Drop for Desktop {
             );
         }
         // Without the session task's runtime the client cannot say goodbye; tauri-driver
-        // ends the session when it stops.
+        // ends the session when it stops. Dropping the driver stops it and whatever of its
+        // tree outlived it (the app if WebKitWebDriver did not end it, WebKit helpers).
         self.client.take();
-        if let Some(mut driver) = self.driver.take() {
-            stop_driver(&mut driver);
-        }
-        // Whatever outlived it (the app if WebKitWebDriver did not end it, WebKit helpers).
-        for process in &self.tree {
-            process.terminate(Duration::from_secs(5));
-        }
+        self.driver.take();
         // The session (dunst, monitor, bus, X server) and the temporary directory go when
         // their fields are dropped, after this.
     }
-}
-
-/// SIGTERM, and a long wait: tauri-driver stops WebKitWebDriver on SIGTERM, SIGKILL would
-/// orphan it. SIGKILL only as a last resort, after which the caller ends the tree.
-fn stop_driver(driver: &mut Child) {
-    if let Ok(Some(_)) = driver.try_wait() {
-        return;
-    }
-    let _ = Command::new("kill")
-        .args(["-TERM", &driver.id().to_string()])
-        .status();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = driver.try_wait() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    eprintln!("desktop: tauri-driver ignored SIGTERM for 20 s; killing it");
-    let _ = driver.kill();
-    let _ = driver.wait();
 }

@@ -1,14 +1,15 @@
-//! A private desktop session for one test: an X display (Xvfb), a session bus, optionally a
-//! real notification daemon (dunst, with a configuration of its own) and a bus monitor that
-//! logs every notification call and signal. Everything is started here and stopped by PID,
-//! in reverse order, when the session is dropped.
+//! A private desktop session for one test or benchmark run: an X display (Xvfb), a session
+//! bus, optionally a real notification daemon (dunst, with a configuration of its own) and a
+//! bus monitor that logs every notification call and signal. Everything is started here and
+//! stopped by PID, in reverse order, when the session is dropped.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{eventually, Running};
+use crate::process::{eventually, terminate_pid, Running};
+use crate::set_mode;
 
 pub struct Session {
     /// `:N`, chosen by Xvfb itself (`-displayfd`), so parallel tests never clash.
@@ -32,6 +33,9 @@ pub struct NotifyCall {
     pub body: String,
     /// (key, label) pairs, in the order given.
     pub actions: Vec<(String, String)>,
+    /// When dbus-monitor saw the call: its `time=` stamp, seconds since the Unix epoch
+    /// (wall clock, microsecond resolution), for latencies measured from outside.
+    pub seen_at: Option<f64>,
     /// The call as dbus-monitor printed it.
     pub raw: String,
 }
@@ -269,16 +273,11 @@ impl Drop for Session {
             monitor.stop();
         }
         // The forked bus is not our child: stop it by its PID and wait until it is gone.
-        super::terminate_pid(self.bus_pid, Duration::from_secs(5));
+        terminate_pid(self.bus_pid, Duration::from_secs(5));
         if let Some(mut xvfb) = self.xvfb.take() {
             xvfb.stop();
         }
     }
-}
-
-fn set_mode(path: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
 /// Splits dbus-monitor's output into messages: each starts with an unindented line.
@@ -334,7 +333,13 @@ fn parse_notify(message: &str) -> NotifyCall {
         .chunks(2)
         .map(|pair| (pair[0].clone(), pair.get(1).cloned().unwrap_or_default()))
         .collect();
+    let seen_at = message
+        .lines()
+        .next()
+        .and_then(|first| first.split(' ').find_map(|word| word.strip_prefix("time=")))
+        .and_then(|time| time.parse().ok());
     NotifyCall {
+        seen_at,
         app_name: field(0),
         summary: field(2),
         body: field(3),
