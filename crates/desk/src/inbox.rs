@@ -104,13 +104,10 @@ impl Inbox {
                 seen_at: seen.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             })
             .collect();
-        for detail in store.history_detailed(HISTORY_LIMIT)? {
+        for detail in store.rejected_detailed(HISTORY_LIMIT)? {
             let Some(outcome) = &detail.outcome else {
                 continue;
             };
-            if outcome.status != inbox_protocol::OutcomeStatus::Rejected {
-                continue;
-            }
             let id = detail.summary.id.clone();
             problems.push(SpoolProblemView {
                 path: engine

@@ -486,13 +486,32 @@ impl Store {
     /// Settled and cancelled requests, newest first, each with its outcome and (when it was
     /// valid) its normalised request, for a history view that shows the answers.
     pub fn history_detailed(&self, limit: usize) -> Result<Vec<RequestDetail>, StoreError> {
+        self.details(
+            "WHERE r.status != 'pending' ORDER BY r.settled_at DESC LIMIT ?1",
+            [limit as i64],
+        )
+    }
+
+    /// Requests whose file was invalid (a `rejected` outcome), newest first.
+    pub fn rejected_detailed(&self, limit: usize) -> Result<Vec<RequestDetail>, StoreError> {
+        self.details(
+            "WHERE r.status = 'rejected' ORDER BY r.settled_at DESC LIMIT ?1",
+            [limit as i64],
+        )
+    }
+
+    /// Summaries with the stored request and outcome, for the rows `tail` selects.
+    fn details<P: rusqlite::Params>(
+        &self,
+        tail: &str,
+        params: P,
+    ) -> Result<Vec<RequestDetail>, StoreError> {
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json
-             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
-             WHERE r.status != 'pending' ORDER BY r.settled_at DESC LIMIT ?1"
+             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id {tail}"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map([limit as i64], |r| {
+        let rows = stmt.query_map(params, |r| {
             Ok((
                 summary_from_row(r)?,
                 r.get::<_, Option<String>>(11)?,
@@ -521,24 +540,7 @@ impl Store {
     }
 
     pub fn detail(&self, id: &str) -> Result<Option<RequestDetail>, StoreError> {
-        let sql = format!(
-            "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json
-             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.id = ?1"
-        );
-        let row = self
-            .conn
-            .query_row(&sql, [id], |r| {
-                Ok((
-                    summary_from_row(r)?,
-                    r.get::<_, Option<String>>(11)?,
-                    r.get::<_, Option<String>>(12)?,
-                ))
-            })
-            .optional()?;
-        let Some((summary, request_json, outcome_json)) = row else {
-            return Ok(None);
-        };
-        detail_from_json(summary, request_json, outcome_json).map(Some)
+        Ok(self.details("WHERE r.id = ?1", [id])?.into_iter().next())
     }
 
     /// Pending requests with their normalised form and placement time, for policies; only

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { focusKindOf, keyAction, SHORTCUTS, type KeyContext, type KeyInput } from './keys';
+import { activateRow, focusKindOf, keyAction, SHORTCUTS, type KeyContext, type KeyInput } from './keys';
 
 function key(k: string, mods: Partial<KeyInput> = {}): KeyInput {
   return { key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods };
@@ -208,5 +208,17 @@ describe('other screens', () => {
     expect(keyAction(key('j'), other)).toBeNull();
     expect(keyAction(key('Enter'), other)).toBeNull();
     expect(keyAction(key('1'), other)).toBeNull();
+  });
+});
+
+describe('activateRow', () => {
+  it('opens on Enter and Space, and nothing else', () => {
+    const opened: string[] = [];
+    let prevented = 0;
+    for (const key of ['Enter', ' ', 'a', 'Escape']) {
+      activateRow({ key, preventDefault: () => prevented++ }, () => opened.push(key));
+    }
+    expect(opened).toEqual(['Enter', ' ']);
+    expect(prevented).toBe(2);
   });
 });

@@ -186,3 +186,11 @@ export const SHORTCUTS: ShortcutGroup[] = [
     ],
   },
 ];
+
+/** Enter or Space on a focused list row opens it, as a click does. */
+export function activateRow(event: { key: string; preventDefault(): void }, open: () => void): void {
+  if (event.key === 'Enter' || event.key === ' ') {
+    event.preventDefault();
+    open();
+  }
+}
