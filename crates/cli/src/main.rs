@@ -17,6 +17,9 @@ use tracing_subscriber::EnvFilter;
 use crate::args::{Cli, Command};
 
 fn main() -> ExitCode {
+    // Reads FAILPOINTS when the fault points are compiled in (the `failpoints` feature, for
+    // the reliability tests); without the feature this does nothing.
+    let _faults = fail::FailScenario::setup();
     let cli = Cli::parse();
     init_logging(&cli.command);
     match dispatch(&cli) {

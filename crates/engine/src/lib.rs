@@ -6,6 +6,7 @@
 //! - [`watcher`]: the loop that keeps the store in step with the spool.
 //! - [`policy`]: autonomous mode and expiry, as pure decisions.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
+//! - [`faults`]: fault points for the reliability tests (compiled out by default).
 //! - [`demo`]: demo requests to try the inbox with.
 //! - [`locations`]: the default spool and database, opened safely.
 //! - [`wait`]: the asker's side: wait for one request's outcome.
@@ -15,6 +16,7 @@
 pub mod demo;
 pub mod engine;
 pub mod event;
+pub mod faults;
 pub mod locations;
 pub mod notifier;
 pub mod policy;

@@ -17,6 +17,8 @@ use std::time::{Duration, SystemTime};
 use inbox_protocol::limits::MAX_FILE_BYTES;
 use inbox_protocol::{is_valid_id, request_id_from_file_name};
 
+use crate::faults;
+
 /// Where a file lives in the spool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Area {
@@ -185,10 +187,14 @@ impl Spool {
                 .mode(0o644)
                 .open(&tmp)
                 .map_err(io_error(&tmp))?;
-            file.write_all(bytes).map_err(io_error(&tmp))?;
-            file.sync_all().map_err(io_error(&tmp))?;
+            faults::io_point(faults::SPOOL_WRITE)
+                .and_then(|()| file.write_all(bytes))
+                .map_err(io_error(&tmp))?;
+            faults::io_point(faults::SPOOL_FSYNC)
+                .and_then(|()| file.sync_all())
+                .map_err(io_error(&tmp))?;
             drop(file);
-            match fs::hard_link(&tmp, &target) {
+            match faults::io_point(faults::SPOOL_LINK).and_then(|()| fs::hard_link(&tmp, &target)) {
                 Ok(()) => Ok(Placed::Written),
                 Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
                     // Over NFS a link can succeed yet report EEXIST when the reply is lost;
@@ -315,7 +321,8 @@ fn unique_tmp_name(id: &str) -> OsString {
 
 /// Makes a directory entry durable: without it a crash can lose a file whose data was synced.
 fn sync_dir(dir: &Path) -> Result<(), SpoolError> {
-    File::open(dir)
+    faults::io_point(faults::SPOOL_DIR_FSYNC)
+        .and_then(|()| File::open(dir))
         .and_then(|d| d.sync_all())
         .map_err(io_error(dir))
 }

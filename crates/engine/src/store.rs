@@ -14,6 +14,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
 use serde::Serialize;
 
+use crate::faults;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -22,6 +24,16 @@ pub enum StoreError {
     Migration(#[from] rusqlite_migration::Error),
     #[error("database holds a malformed record for {id}: {message}")]
     Corrupt { id: String, message: String },
+}
+
+/// A fault point in the store fails as SQLite does when the disk fails: `SQLITE_IOERR`.
+fn fault_point(name: &str) -> Result<(), StoreError> {
+    faults::io_point(name).map_err(|error| {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
+            Some(format!("{error} (at {name})")),
+        ))
+    })
 }
 
 /// Schema history. Append only: a released migration is never edited.
@@ -231,7 +243,9 @@ impl Store {
             self.depth -= 1;
             return Ok(());
         }
+        fault_point(faults::STORE_COMMIT)?;
         self.conn.execute_batch("COMMIT")?;
+        fault_point(faults::STORE_COMMITTED)?;
         Ok(())
     }
 

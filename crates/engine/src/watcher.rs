@@ -15,6 +15,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::engine::{Engine, EngineError};
 use crate::event::Event;
+use crate::faults;
 use crate::spool::{Area, Spool};
 
 /// How often a full scan runs even when events keep coming.
@@ -56,6 +57,14 @@ pub fn watch_spool(
     hints: Sender<Hint>,
 ) -> Result<Box<dyn Watcher + Send>, EngineError> {
     let handler = move |result: notify::Result<notify::Event>| {
+        // A fault point for the overflow tests: the event is lost, and the loop is told so,
+        // as the kernel does with IN_Q_OVERFLOW when its queue is full.
+        if faults::drop_point(faults::WATCHER_EVENT) {
+            let _ = hints.send(Hint::Rescan(
+                "events were lost (fault point watcher.event)".into(),
+            ));
+            return;
+        }
         let hint = match result {
             Ok(event) if event.need_rescan() => {
                 Hint::Rescan("the watcher asked for a rescan".into())
