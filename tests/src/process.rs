@@ -27,12 +27,13 @@ pub struct Running {
 }
 
 impl Running {
-    pub fn spawn(mut cmd: Command) -> Running {
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+    pub fn spawn(cmd: Command) -> Running {
+        Running::spawn_with_stderr(cmd, Stdio::null())
+    }
+
+    /// Like [`Running::spawn`], sending standard error to `stderr` (a log file to read).
+    pub fn spawn_with_stderr(mut cmd: Command, stderr: impl Into<Stdio>) -> Running {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(stderr).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -9,6 +9,9 @@ pub const OK: u8 = 0;
 pub const FAILURE: u8 = 1;
 /// `answer` / `cancel`: the request already has its outcome (or was cancelled).
 pub const ALREADY_SETTLED: u8 = 3;
+/// `answer`: the answer is recorded in the inbox's database but the spool would not take
+/// its outcome file yet (read-only or full); the inbox writes it as soon as it can.
+pub const KEPT: u8 = 4;
 /// `ask --wait`: the operator declined.
 pub const DECLINED: u8 = 10;
 /// `ask --wait`: time ran out and defaults could not answer.

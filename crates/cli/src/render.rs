@@ -66,9 +66,14 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
             (State::Pending, Some(deadline)) => until(deadline, now),
             _ => NONE.to_owned(),
         };
+        // An answer the spool has not taken yet must not look like a request still waiting.
+        let title = match row.unwritten {
+            Some(_) => format!("[answer not yet written] {}", one_line(&row.title)),
+            None => one_line(&row.title),
+        };
         cells.extend([
             enum_text(&row.priority),
-            truncate(&one_line(&row.title), TITLE_WIDTH),
+            truncate(&title, TITLE_WIDTH),
             source_short(&row.source),
             row.question_count.to_string(),
             age(row.placed_at, now),

@@ -227,6 +227,8 @@ impl Desk {
             }
             Chosen::Answer { id, answers } => match self.answer(&id, &answers) {
                 Ok(SubmitResult::Settled { .. }) => {}
+                // The engine's `Unwritten` event has told the window already.
+                Ok(SubmitResult::Kept { .. }) => {}
                 Ok(SubmitResult::AlreadySettled { outcome }) => (self.hooks.emit)(UiEvent::Error {
                     message: format!(
                         "your answer from the notification was not written: \"{id}\" was already {} by {}",

@@ -74,9 +74,9 @@ impl From<SettleError> for IpcError {
             },
             SettleError::Cancelled(_) => IpcError::new(ErrorCode::Cancelled, message),
             SettleError::Unreadable { .. } => IpcError::new(ErrorCode::Unreadable, message),
-            SettleError::AlreadySettled(_) | SettleError::Engine(_) => {
-                IpcError::new(ErrorCode::Storage, message)
-            }
+            SettleError::AlreadySettled(_)
+            | SettleError::Unwritten { .. }
+            | SettleError::Engine(_) => IpcError::new(ErrorCode::Storage, message),
         }
     }
 }

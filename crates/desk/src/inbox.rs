@@ -183,6 +183,10 @@ impl Inbox {
             Err(SettleError::AlreadySettled(outcome)) => Ok(SubmitResult::AlreadySettled {
                 outcome: OutcomeView::of(&outcome, request.as_ref()),
             }),
+            Err(SettleError::Unwritten { outcome, error }) => Ok(SubmitResult::Kept {
+                outcome: OutcomeView::of(&outcome, request.as_ref()),
+                error,
+            }),
             Err(error) => Err(error.into()),
         }
     }

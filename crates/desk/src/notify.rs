@@ -89,7 +89,7 @@ impl NotifySwitches {
 /// Asks the session bus whether a notification daemon is there. Run off the UI thread: with
 /// no bus at all this fails fast, but a hung daemon can take the D-Bus timeout.
 pub fn probe_daemon(switches: &NotifySwitches) -> bool {
-    let available = notify_rust::get_server_information().is_ok();
+    let available = inbox_engine::notifier::daemon_available().is_ok();
     switches.set_availability(available);
     available
 }

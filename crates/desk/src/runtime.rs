@@ -125,6 +125,11 @@ pub fn immediate(event: &Event) -> Option<UiEvent> {
             answered_by: answered_by.clone(),
         }),
         Event::Cancelled { id } => Some(UiEvent::Cancelled { id: id.clone() }),
+        // Things the operator must know even when looking elsewhere: an answer waiting for
+        // the spool, or a loop waiting out a failure.
+        Event::Unwritten { .. } | Event::Trouble { .. } => Some(UiEvent::Error {
+            message: event.log_line(),
+        }),
         _ => None,
     }
 }

@@ -47,6 +47,9 @@ pub struct RowView {
     pub deadline: Option<String>,
     pub settled_at: Option<String>,
     pub answered_by: Option<String>,
+    /// Set while an answer given to this pending request waits for the spool to take its
+    /// file (read-only or full): why the last attempt failed.
+    pub unwritten: Option<String>,
 }
 
 /// One answer, as a person reads it.
@@ -155,6 +158,9 @@ pub enum SubmitResult {
     Settled { outcome: OutcomeView },
     /// Someone else (another inbox, a policy, the CLI) settled it first; theirs stands.
     AlreadySettled { outcome: OutcomeView },
+    /// The answer is decided and kept in the inbox's database, but the spool would not take
+    /// its file yet (read-only or full): it is retried until written.
+    Kept { outcome: OutcomeView, error: String },
 }
 
 /// The operator's settings, kept in `settings.json` in the config directory.
@@ -242,6 +248,7 @@ impl RowView {
             deadline: summary.deadline.map(rfc3339),
             settled_at: summary.settled_at.map(rfc3339),
             answered_by: summary.answered_by.clone(),
+            unwritten: summary.unwritten.clone(),
         }
     }
 }

@@ -46,6 +46,17 @@ pub enum SettleError {
     Cancelled(String),
     #[error("request \"{id}\" cannot be read: {reason}")]
     Unreadable { id: String, reason: String },
+    /// The outcome is decided and kept in the database, but the spool would not take it
+    /// yet (read-only or full): it is retried until written.
+    #[error(
+        "the outcome of \"{}\" ({} by {}) could not be written to the spool: {error}. \
+         It is kept in the inbox's database and will be written as soon as the spool takes it",
+        .outcome.id, .outcome.status, .outcome.answered_by
+    )]
+    Unwritten {
+        outcome: Box<Outcome>,
+        error: String,
+    },
     #[error(transparent)]
     Engine(#[from] EngineError),
 }
@@ -60,6 +71,17 @@ impl From<SpoolError> for SettleError {
     fn from(error: SpoolError) -> Self {
         SettleError::Engine(error.into())
     }
+}
+
+/// What became of an outcome this engine decided.
+#[derive(Debug)]
+enum Settled {
+    /// Its file is the outcome.
+    Written(Outcome),
+    /// Another writer's outcome stands (here).
+    Lost(Outcome),
+    /// The spool would not take it; it is kept in the store and retried.
+    Kept { outcome: Outcome, error: String },
 }
 
 pub struct Engine {
@@ -150,6 +172,7 @@ impl Engine {
         if let Err(error) = self.spool.reap_tmp(TMP_MAX_AGE) {
             tracing::warn!("could not reap stale temp files: {error}");
         }
+        self.retry_unwritten()?;
         Ok(())
     }
 
@@ -372,6 +395,12 @@ impl Engine {
         if self.spool.exists(Area::Cancel, id) {
             return Err(SettleError::Cancelled(id.to_owned()));
         }
+        if let Some(kept) = self.store.unwritten(id)? {
+            return Err(SettleError::Unwritten {
+                outcome: Box::new(kept.outcome),
+                error: kept.last_error,
+            });
+        }
         let bytes = self
             .spool
             .read(Area::Questions, id)
@@ -404,12 +433,40 @@ impl Engine {
     }
 
     fn settle_as_operator(&mut self, outcome: Outcome) -> Result<Outcome, SettleError> {
-        let (winner, ours) = self.in_batch(|engine| engine.settle(outcome))?;
-        if ours {
-            Ok(winner)
-        } else {
-            Err(SettleError::AlreadySettled(Box::new(winner)))
+        match self.in_batch(|engine| engine.settle(outcome))? {
+            Settled::Written(outcome) => Ok(outcome),
+            Settled::Lost(winner) => Err(SettleError::AlreadySettled(Box::new(winner))),
+            Settled::Kept { outcome, error } => Err(SettleError::Unwritten {
+                outcome: Box::new(outcome),
+                error,
+            }),
         }
+    }
+
+    /// Tries again to write every kept outcome ([`SettleError::Unwritten`]). Returns how
+    /// many still wait. A kept outcome loses to an outcome another writer placed meanwhile,
+    /// and to the asker's cancel; both are reported as usual.
+    pub fn retry_unwritten(&mut self) -> Result<usize, EngineError> {
+        let kept = self.store.all_unwritten()?;
+        if kept.is_empty() {
+            return Ok(0);
+        }
+        self.in_batch(|engine| {
+            let mut waiting = 0;
+            for unwritten in kept {
+                let id = unwritten.outcome.id.clone();
+                if !engine.spool.exists(Area::Answers, &id)
+                    && engine.spool.exists(Area::Cancel, &id)
+                {
+                    engine.ingest_tombstone(&id)?;
+                    continue;
+                }
+                if let Settled::Kept { .. } = engine.settle(unwritten.outcome)? {
+                    waiting += 1;
+                }
+            }
+            Ok(waiting)
+        })
     }
 
     fn read_outcome_file(&self, id: &str) -> Option<Outcome> {
@@ -417,14 +474,33 @@ impl Engine {
         Outcome::from_file_bytes(&bytes).ok()
     }
 
-    /// Writes an outcome unless one exists, and records whichever outcome stands. Returns the
-    /// standing outcome and whether it is the one given.
-    fn settle(&mut self, outcome: Outcome) -> Result<(Outcome, bool), EngineError> {
+    /// Writes an outcome unless one exists, and records whichever outcome stands. When the
+    /// spool will not take the file (a read-only or full answers directory, an I/O error),
+    /// the outcome is kept in the store instead and retried by [`Engine::retry_unwritten`]:
+    /// a decision is never dropped, and the loop goes on.
+    fn settle(&mut self, outcome: Outcome) -> Result<Settled, EngineError> {
         let id = outcome.id.clone();
-        match self.spool.write_outcome(&id, &outcome.to_file_bytes())? {
+        let placed = match self.spool.write_outcome(&id, &outcome.to_file_bytes()) {
+            Ok(placed) => placed,
+            Err(SpoolError::Io { path, source }) => {
+                let error = format!("{}: {source}", path.display());
+                if self.store.keep_unwritten(&outcome, &error, Utc::now())? {
+                    tracing::warn!("cannot write the outcome of {id}: {error}; kept, will retry");
+                    self.outbox.push(Event::Unwritten {
+                        id: id.clone(),
+                        status: outcome.status,
+                        answered_by: outcome.answered_by.clone(),
+                        error: error.clone(),
+                    });
+                }
+                return Ok(Settled::Kept { outcome, error });
+            }
+            Err(other) => return Err(other.into()),
+        };
+        match placed {
             Placed::Written => {
                 self.record(&outcome)?;
-                Ok((outcome, true))
+                Ok(Settled::Written(outcome))
             }
             Placed::AlreadyThere => {
                 let standing = match self.spool.read(Area::Answers, &id) {
@@ -434,12 +510,12 @@ impl Engine {
                 match standing {
                     Some(standing) => {
                         self.record(&standing)?;
-                        Ok((standing, false))
+                        Ok(Settled::Lost(standing))
                     }
                     None => {
                         let path = self.spool.path(Area::Answers, &id);
                         self.problem(&path, "the outcome file is not a valid outcome")?;
-                        Ok((outcome, false))
+                        Ok(Settled::Lost(outcome))
                     }
                 }
             }

@@ -29,6 +29,19 @@ pub enum Event {
         status: OutcomeStatus,
         answered_by: String,
     },
+    /// An outcome was decided but the spool would not take it (read-only, full): it is
+    /// kept in the database and retried until written, then reported as `Settled`.
+    Unwritten {
+        id: String,
+        status: OutcomeStatus,
+        answered_by: String,
+        error: String,
+    },
+    /// The loop hit a failure it waits out (a database locked by another process, a spool
+    /// that cannot be read): nothing is lost, it retries.
+    Trouble { message: String },
+    /// The loop works again after [`Event::Trouble`].
+    Recovered,
     /// The asker withdrew a pending request.
     Cancelled { id: String },
     /// The operator was told about these requests (one notification, or one summary).
@@ -76,6 +89,17 @@ impl Event {
                 status,
                 answered_by,
             } => format!("{status} {id} by {answered_by}"),
+            Event::Unwritten {
+                id,
+                status,
+                answered_by,
+                error,
+            } => format!(
+                "unwritten {id}: {status} by {answered_by} is kept and will be retried; \
+                 the spool would not take it: {error}"
+            ),
+            Event::Trouble { message } => format!("trouble: {message}; retrying"),
+            Event::Recovered => "recovered: the inbox works again".to_owned(),
             Event::Cancelled { id } => format!("cancelled {id} by its asker"),
             Event::Notified { ids } => format!("notified: {}", ids.join(", ")),
         }

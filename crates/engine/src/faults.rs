@@ -74,7 +74,10 @@ mod tests {
         let scenario = fail::FailScenario::setup();
         fail::cfg(SPOOL_LINK, "return(enospc)").unwrap();
         let error = io_point(SPOOL_LINK).unwrap_err();
-        assert!(error.to_string().contains("No space left on device"), "{error}");
+        assert!(
+            error.to_string().contains("No space left on device"),
+            "{error}"
+        );
         assert_eq!(error.raw_os_error(), Some(libc::ENOSPC));
         fail::cfg(SPOOL_LINK, "off").unwrap();
         assert!(io_point(SPOOL_LINK).is_ok());

@@ -120,10 +120,41 @@ pub fn compose(requests: &[RequestSummary]) -> Option<Notice> {
     }
 }
 
+/// Whether a notification service answers on the session bus. Call it off the engine's
+/// thread: with no bus this fails at once, but a hung daemon can take the D-Bus timeout.
+pub fn daemon_available() -> Result<(), String> {
+    notify_rust::get_server_information()
+        .map(|_| ())
+        .map_err(|error| error.to_string())
+}
+
+/// The line the operator reads when notifications cannot be shown.
+pub fn unavailable_message(error: &str) -> String {
+    format!(
+        "desktop notifications are unavailable (no notification service on the session bus: \
+         {error}); new requests are still listed, and the inbox works as before"
+    )
+}
+
 fn notification_loop(app_name: &'static str, inbox: Receiver<Vec<RequestSummary>>) {
+    let mut available = match daemon_available() {
+        Ok(()) => true,
+        Err(error) => {
+            tracing::warn!("{}", unavailable_message(&error));
+            false
+        }
+    };
     coalesce(&inbox, |batch| {
         if let Some(notice) = compose(&batch) {
-            send(app_name, &notice);
+            // A daemon may appear later (a desktop session that starts after the inbox):
+            // sending is the check, and each change is said once.
+            let sent = send(app_name, &notice);
+            match (&sent, available) {
+                (Ok(()), false) => tracing::info!("desktop notifications are available again"),
+                (Err(error), true) => tracing::warn!("{}", unavailable_message(error)),
+                _ => {}
+            }
+            available = sent.is_ok();
         }
     });
 }
@@ -150,7 +181,7 @@ pub fn coalesce(
     }
 }
 
-fn send(app_name: &str, notice: &Notice) {
+fn send(app_name: &str, notice: &Notice) -> Result<(), String> {
     let urgency = if notice.critical {
         notify_rust::Urgency::Critical
     } else {
@@ -163,9 +194,7 @@ fn send(app_name: &str, notice: &Notice) {
         .icon("dialog-question")
         .urgency(urgency)
         .show();
-    if let Err(error) = result {
-        tracing::warn!("could not show a desktop notification: {error}");
-    }
+    result.map(|_| ()).map_err(|error| error.to_string())
 }
 
 #[cfg(test)]
@@ -191,6 +220,7 @@ mod tests {
             deadline: None,
             settled_at: None,
             answered_by: None,
+            unwritten: None,
         }
     }
 

@@ -19,11 +19,32 @@ use crate::faults;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// Another process holds a write lock for longer than [`BUSY_TIMEOUT`].
+    #[error(
+        "the database is locked by another process (waited {} s for it); \
+         nothing was changed",
+        BUSY_TIMEOUT.as_secs()
+    )]
+    Locked,
     #[error("database migration: {0}")]
     Migration(#[from] rusqlite_migration::Error),
     #[error("database holds a malformed record for {id}: {message}")]
     Corrupt { id: String, message: String },
+}
+
+/// How long a write waits for another process's lock before giving up.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        match error.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::Locked
+            }
+            _ => StoreError::Sqlite(error),
+        }
+    }
 }
 
 /// A fault point in the store fails as SQLite does when the disk fails: `SQLITE_IOERR`.
@@ -96,6 +117,18 @@ fn migrations() -> Migrations<'static> {
             "CREATE INDEX requests_unnotified ON requests (priority, placed_at)
              WHERE status = 'pending' AND notified = 0 AND request_json IS NOT NULL;",
         ),
+        // Outcomes decided but not yet in the spool (its answers directory was read-only or
+        // full): kept here and retried until written, so no answer is lost. The request stays
+        // pending until the file exists; policies leave it alone meanwhile.
+        M::up(
+            "CREATE TABLE unwritten (
+                 request_id TEXT PRIMARY KEY REFERENCES requests (id),
+                 outcome_json TEXT NOT NULL,
+                 kept_at INTEGER NOT NULL,
+                 attempts INTEGER NOT NULL,
+                 last_error TEXT NOT NULL
+             );",
+        ),
     ])
 }
 
@@ -147,6 +180,19 @@ pub struct RequestSummary {
     pub deadline: Option<DateTime<Utc>>,
     pub settled_at: Option<DateTime<Utc>>,
     pub answered_by: Option<String>,
+    /// Set while an outcome decided for this pending request waits to be written to the
+    /// spool: why the last attempt failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unwritten: Option<String>,
+}
+
+/// An outcome kept in the store because the spool would not take it yet.
+#[derive(Debug, Clone)]
+pub struct Unwritten {
+    pub outcome: Outcome,
+    pub kept_at: DateTime<Utc>,
+    pub attempts: u32,
+    pub last_error: String,
 }
 
 /// Everything known about one request.
@@ -200,7 +246,12 @@ fn priority_of(rank: i64) -> Priority {
 }
 
 const SUMMARY_COLUMNS: &str = "r.id, r.status, r.title, r.source_json, r.priority, \
-     r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by, r.mode";
+     r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by, r.mode, \
+     u.last_error";
+
+/// The tables every summary reads from.
+const SUMMARY_FROM: &str = "requests r LEFT JOIN outcomes o ON o.request_id = r.id \
+     LEFT JOIN unwritten u ON u.request_id = r.id";
 
 impl Store {
     /// Opens (creating if needed) the database and brings its schema up to date.
@@ -222,7 +273,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         migrations().to_latest(&mut conn)?;
         Ok(Store { conn, depth: 0 })
     }
@@ -396,6 +447,7 @@ impl Store {
         if changed == 0 {
             return Ok(false);
         }
+        self.forget_unwritten(&outcome.id)?;
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO outcomes
@@ -437,6 +489,8 @@ impl Store {
             )?
             .execute(params![id, ms(now)])?;
         if changed > 0 {
+            // An answer still waiting to be written never reached the asker: the cancel wins.
+            self.forget_unwritten(id)?;
             self.log(
                 Some(id),
                 "cancelled",
@@ -469,6 +523,103 @@ impl Store {
             self.log(None, "notified", &serde_json::json!({ "ids": ids }), now)?;
         }
         Ok(rows)
+    }
+
+    /// Keeps an outcome the spool would not take. True the first time for this request;
+    /// later calls count the attempt and remember the newest error.
+    pub fn keep_unwritten(
+        &mut self,
+        outcome: &Outcome,
+        error: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let updated = self
+            .conn
+            .prepare_cached(
+                "UPDATE unwritten SET attempts = attempts + 1, last_error = ?2
+                 WHERE request_id = ?1",
+            )?
+            .execute(params![outcome.id, error])?;
+        if updated > 0 {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT INTO unwritten (request_id, outcome_json, kept_at, attempts, last_error)
+                 VALUES (?1, ?2, ?3, 1, ?4)",
+            )?
+            .execute(params![
+                outcome.id,
+                serde_json::to_string(outcome).expect("outcomes serialise"),
+                ms(now),
+                error
+            ])?;
+        self.log(
+            Some(&outcome.id),
+            "unwritten",
+            &serde_json::json!({
+                "status": outcome.status.as_str(),
+                "answered_by": outcome.answered_by,
+                "error": error,
+            }),
+            now,
+        )?;
+        Ok(true)
+    }
+
+    /// The outcome kept for a request, if one waits to be written.
+    pub fn unwritten(&self, id: &str) -> Result<Option<Unwritten>, StoreError> {
+        Ok(self
+            .unwritten_where("WHERE request_id = ?1", [id])?
+            .into_iter()
+            .next())
+    }
+
+    /// Every outcome waiting to be written, oldest first.
+    pub fn all_unwritten(&self) -> Result<Vec<Unwritten>, StoreError> {
+        self.unwritten_where("ORDER BY kept_at", [])
+    }
+
+    fn unwritten_where<P: rusqlite::Params>(
+        &self,
+        tail: &str,
+        params: P,
+    ) -> Result<Vec<Unwritten>, StoreError> {
+        let sql = format!(
+            "SELECT request_id, outcome_json, kept_at, attempts, last_error FROM unwritten {tail}"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params, |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?;
+        let mut kept = Vec::new();
+        for row in rows {
+            let (id, json, kept_at, attempts, last_error) = row?;
+            let outcome = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                id,
+                message: e.to_string(),
+            })?;
+            kept.push(Unwritten {
+                outcome,
+                kept_at: from_ms(kept_at),
+                attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+                last_error,
+            });
+        }
+        Ok(kept)
+    }
+
+    fn forget_unwritten(&mut self, id: &str) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached("DELETE FROM unwritten WHERE request_id = ?1")?
+            .execute([id])?;
+        Ok(())
     }
 
     /// Pending requests, most urgent first, then oldest first.
@@ -521,15 +672,14 @@ impl Store {
         params: P,
     ) -> Result<Vec<RequestDetail>, StoreError> {
         let sql = format!(
-            "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json
-             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id {tail}"
+            "SELECT {SUMMARY_COLUMNS}, r.request_json, o.outcome_json FROM {SUMMARY_FROM} {tail}"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params, |r| {
             Ok((
                 summary_from_row(r)?,
-                r.get::<_, Option<String>>(11)?,
                 r.get::<_, Option<String>>(12)?,
+                r.get::<_, Option<String>>(13)?,
             ))
         })?;
         let mut details = Vec::new();
@@ -545,9 +695,7 @@ impl Store {
         tail: &str,
         params: P,
     ) -> Result<Vec<RequestSummary>, StoreError> {
-        let sql = format!(
-            "SELECT {SUMMARY_COLUMNS} FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id {tail}"
-        );
+        let sql = format!("SELECT {SUMMARY_COLUMNS} FROM {SUMMARY_FROM} {tail}");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params, summary_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -566,7 +714,8 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, request_json, placed_at FROM requests
              WHERE status = 'pending' AND request_json IS NOT NULL
-               AND (?1 IS NULL OR deadline <= ?1)",
+               AND (?1 IS NULL OR deadline <= ?1)
+               AND id NOT IN (SELECT request_id FROM unwritten)",
         )?;
         let rows = stmt.query_map([due_by.map(ms)], |r| {
             Ok((
@@ -591,7 +740,10 @@ impl Store {
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         let next: Option<i64> = self
             .conn
-            .prepare_cached("SELECT MIN(deadline) FROM requests WHERE status = 'pending'")?
+            .prepare_cached(
+                "SELECT MIN(deadline) FROM requests WHERE status = 'pending'
+                 AND id NOT IN (SELECT request_id FROM unwritten)",
+            )?
             .query_row([], |r| r.get(0))?;
         Ok(next.map(from_ms))
     }
@@ -685,6 +837,7 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
         } else {
             Mode::Interactive
         },
+        unwritten: r.get(11)?,
     })
 }
 

@@ -90,7 +90,27 @@ pub fn watch_spool(
     Ok(watcher)
 }
 
+/// How soon kept outcomes ([`Engine::retry_unwritten`]) are tried again.
+pub const RETRY_UNWRITTEN_EVERY: Duration = Duration::from_secs(2);
+
+/// The first and the longest wait after a failure the loop waits out.
+const TROUBLE_BACKOFF: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(30));
+
+/// What woke the loop.
+enum Wake {
+    Hints(Vec<PathBuf>, Option<String>),
+    Deadline,
+    Rescan,
+    RetryUnwritten,
+}
+
 /// Runs the engine until `shutdown` receives a message or is dropped.
+///
+/// Only a watcher that cannot be set up ends it with an error. Anything else that fails (a
+/// database locked by another process, a spool directory that cannot be read, a disk
+/// error) is reported as [`Event::Trouble`] and waited out with growing pauses; the batch
+/// that failed was rolled back, so the loop then rescans everything and goes on, and says
+/// [`Event::Recovered`]. No file is lost meanwhile: the spool keeps them.
 pub fn run(
     engine: &mut Engine,
     options: &WatchOptions,
@@ -99,52 +119,149 @@ pub fn run(
     let (hint_tx, hints) = crossbeam_channel::unbounded();
     // Watch before the first scan, so a file placed during the scan is not missed.
     let _watcher = watch_spool(engine.spool(), options, hint_tx)?;
-    engine.track_open()?;
-    engine.sync()?;
-    engine.apply_autonomous_to_pending()?;
-    engine.take_fresh();
-    engine.expire_due(Utc::now())?;
-    engine.notify_new()?;
+    let mut trouble = Trouble::default();
+    while let Err(error) = start(engine) {
+        if !trouble.wait_out(engine, &error, shutdown) {
+            return Ok(());
+        }
+    }
+    trouble.recovered(engine);
     let pending = engine.store().pending()?.len();
     engine.emit_external(Event::Ready { pending });
 
     let rescan = crossbeam_channel::tick(options.rescan_every);
     loop {
-        let until_deadline = match engine.next_deadline()? {
-            Some(deadline) => (deadline - Utc::now()).to_std().unwrap_or(Duration::ZERO),
-            None => options.rescan_every,
+        let result = if trouble.active() {
+            // The batch that failed was rolled back, and the hints it held are gone: look at
+            // everything again, without waiting for another event.
+            step(engine, Wake::Rescan)
+        } else {
+            match next_wake(engine, options, shutdown, &hints, &rescan) {
+                Ok(Some(wake)) => step(engine, wake),
+                Ok(None) => return Ok(()),
+                Err(error) => Err(error),
+            }
         };
-        // A deadline tick past the rescan interval is caught by the rescan anyway.
-        let expiry = crossbeam_channel::after(until_deadline.min(options.rescan_every));
+        match result {
+            Ok(()) => trouble.recovered(engine),
+            Err(error) => {
+                if !trouble.wait_out(engine, &error, shutdown) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// The first full scan and the policies over what it found.
+fn start(engine: &mut Engine) -> Result<(), EngineError> {
+    engine.track_open()?;
+    engine.sync()?;
+    engine.apply_autonomous_to_pending()?;
+    engine.take_fresh();
+    engine.expire_due(Utc::now())?;
+    engine.notify_new()
+}
+
+/// Waits for the next reason to work; `None` on shutdown.
+fn next_wake(
+    engine: &Engine,
+    options: &WatchOptions,
+    shutdown: &Receiver<()>,
+    hints: &Receiver<Hint>,
+    rescan: &Receiver<std::time::Instant>,
+) -> Result<Option<Wake>, EngineError> {
+    let until_deadline = match engine.next_deadline()? {
+        Some(deadline) => (deadline - Utc::now()).to_std().unwrap_or(Duration::ZERO),
+        None => options.rescan_every,
+    };
+    // A deadline tick past the rescan interval is caught by the rescan anyway.
+    let expiry = crossbeam_channel::after(until_deadline.min(options.rescan_every));
+    let retry = if engine.store().all_unwritten()?.is_empty() {
+        crossbeam_channel::never()
+    } else {
+        crossbeam_channel::after(RETRY_UNWRITTEN_EVERY)
+    };
+    Ok(select! {
+        recv(shutdown) -> _ => None,
+        recv(hints) -> hint => {
+            let Ok(first) = hint else { return Ok(None) };
+            let mut paths = Vec::new();
+            let mut rescan_reason = None;
+            for hint in std::iter::once(first).chain(hints.try_iter()) {
+                match hint {
+                    Hint::Paths(more) => paths.extend(more),
+                    Hint::Rescan(reason) => rescan_reason = Some(reason),
+                }
+            }
+            Some(Wake::Hints(paths, rescan_reason))
+        }
+        recv(expiry) -> _ => Some(Wake::Deadline),
+        recv(rescan) -> _ => Some(Wake::Rescan),
+        recv(retry) -> _ => Some(Wake::RetryUnwritten),
+    })
+}
+
+/// One turn of the loop: what woke it, then the policies for what arrived, then notices.
+fn step(engine: &mut Engine, wake: Wake) -> Result<(), EngineError> {
+    match wake {
+        Wake::Hints(_, Some(reason)) => {
+            tracing::info!("full rescan: {reason}");
+            engine.sync()?;
+        }
+        Wake::Hints(paths, None) => engine.handle_paths(&paths)?,
+        Wake::Deadline => engine.expire_due(Utc::now())?,
+        Wake::Rescan => {
+            engine.sync()?;
+            engine.expire_due(Utc::now())?;
+        }
+        Wake::RetryUnwritten => {
+            engine.retry_unwritten()?;
+        }
+    }
+    let fresh = engine.take_fresh();
+    if !fresh.is_empty() {
+        engine.apply_autonomous(&fresh)?;
+    }
+    engine.notify_new()
+}
+
+/// The loop's memory of a failure it is waiting out.
+#[derive(Default)]
+struct Trouble {
+    /// The last message reported, so a failure that repeats is reported once.
+    reported: Option<String>,
+    pause: Duration,
+}
+
+impl Trouble {
+    fn active(&self) -> bool {
+        self.reported.is_some()
+    }
+
+    /// Reports the failure (once per distinct message) and pauses, longer each time.
+    /// False if shutdown was asked for meanwhile.
+    fn wait_out(&mut self, engine: &Engine, error: &EngineError, shutdown: &Receiver<()>) -> bool {
+        let message = error.to_string();
+        if self.reported.as_deref() != Some(message.as_str()) {
+            tracing::warn!("{message}; retrying");
+            engine.emit_external(Event::Trouble {
+                message: message.clone(),
+            });
+            self.reported = Some(message);
+        }
+        self.pause = (self.pause * 2).clamp(TROUBLE_BACKOFF.0, TROUBLE_BACKOFF.1);
         select! {
-            recv(shutdown) -> _ => return Ok(()),
-            recv(hints) -> hint => {
-                let Ok(first) = hint else { return Ok(()) };
-                let mut paths = Vec::new();
-                let mut rescan_reason = None;
-                for hint in std::iter::once(first).chain(hints.try_iter()) {
-                    match hint {
-                        Hint::Paths(more) => paths.extend(more),
-                        Hint::Rescan(reason) => rescan_reason = Some(reason),
-                    }
-                }
-                if let Some(reason) = rescan_reason {
-                    tracing::info!("full rescan: {reason}");
-                    engine.sync()?;
-                } else {
-                    engine.handle_paths(&paths)?;
-                }
-            }
-            recv(expiry) -> _ => engine.expire_due(Utc::now())?,
-            recv(rescan) -> _ => {
-                engine.sync()?;
-                engine.expire_due(Utc::now())?;
-            }
+            recv(shutdown) -> _ => false,
+            default(self.pause) => true,
         }
-        let fresh = engine.take_fresh();
-        if !fresh.is_empty() {
-            engine.apply_autonomous(&fresh)?;
+    }
+
+    fn recovered(&mut self, engine: &Engine) {
+        if self.reported.take().is_some() {
+            tracing::info!("recovered");
+            engine.emit_external(Event::Recovered);
         }
-        engine.notify_new()?;
+        self.pause = Duration::ZERO;
     }
 }

@@ -14,9 +14,14 @@ pub use inbox_tests::process::{eventually, Running};
 /// The `answer-inbox` binary next to this test's target directory. `scripts/test` builds
 /// it first (`cargo build --workspace --bins`).
 pub fn binary() -> PathBuf {
+    sibling_binary("answer-inbox")
+}
+
+/// A binary of this workspace, built next to the test binaries' directory.
+pub fn sibling_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(Path::parent).unwrap();
-    let bin = dir.join("answer-inbox");
+    let bin = dir.join(name);
     assert!(
         bin.exists(),
         "{} is missing: run `cargo build --workspace --bins` first",

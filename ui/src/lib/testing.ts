@@ -19,6 +19,7 @@ export function row(overrides: Partial<RowView> = {}): RowView {
     deadline: null,
     settled_at: null,
     answered_by: null,
+    unwritten: null,
     ...overrides,
   };
 }

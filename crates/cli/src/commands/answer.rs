@@ -196,6 +196,13 @@ fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Re
             eprintln!("request {id} was cancelled by its asker; it takes no answer");
             Ok(exit::ALREADY_SETTLED)
         }
+        Err(error @ SettleError::Unwritten { .. }) => {
+            eprintln!(
+                "{error}: by `answer-inbox watch`, the desktop app, or the next answer-inbox \
+                 command, whichever runs first."
+            );
+            Ok(exit::KEPT)
+        }
         Err(SettleError::NotFound(_)) => bail!(
             "no request \"{id}\" in the spool {}",
             engine.spool().root().display()

@@ -18,6 +18,15 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
             .context("cannot list settled requests")?;
         rows.extend(history);
     }
+    let unwritten: Vec<_> = rows.iter().filter(|r| r.unwritten.is_some()).collect();
+    if let Some(first) = unwritten.first() {
+        eprintln!(
+            "{} answer(s) could not be written to the spool yet and are kept for retry; \
+             the last error: {}",
+            unwritten.len(),
+            first.unwritten.as_deref().unwrap_or_default()
+        );
+    }
     if args.json {
         output::json(&rows)?;
     } else if rows.is_empty() {

@@ -24,4 +24,9 @@ placed_at: string,
 /**
  * RFC 3339; when the request expires, if it does.
  */
-deadline: string | null, settled_at: string | null, answered_by: string | null, };
+deadline: string | null, settled_at: string | null, answered_by: string | null, 
+/**
+ * Set while an answer given to this pending request waits for the spool to take its
+ * file (read-only or full): why the last attempt failed.
+ */
+unwritten: string | null, };

@@ -1,0 +1,218 @@
+//! Recovery from every fault point (crates/engine/src/faults.rs): each write, fsync, link and
+//! commit step is made to fail, and then to crash, while the operator answers and while an
+//! invalid request is rejected. Afterwards a fresh engine on the same spool and database
+//! must find a consistent inbox: the decision is either whole (outcome file and record
+//! agree) or absent (still pending, and answerable exactly once), and never lost.
+//!
+//! Runs only with the `failpoints` feature (the workspace's test build turns it on through
+//! the inbox-tests crate).
+#![cfg(feature = "failpoints")]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use inbox_engine::faults::POINTS;
+use inbox_engine::{Area, Engine, SettleError, Spool, State, Store};
+use serde_json::{json, Map, Value};
+
+const CONFIRM: &str = r#"{"inbox":1,"title":"Deploy?","questions":[
+    {"id":"go","question":"Deploy now?","type":"confirm","required":true}]}"#;
+
+fn open(dir: &Path) -> Engine {
+    let spool = Spool::open(dir.join("spool")).unwrap();
+    let store = Store::open(&dir.join("inbox.sqlite3")).unwrap();
+    Engine::new(spool, store).unwrap()
+}
+
+fn yes() -> Map<String, Value> {
+    json!({"go": true}).as_object().unwrap().clone()
+}
+
+/// How a fault point is turned on, and what the step then does.
+const ACTIONS: [&str; 2] = ["return(eio)", "panic"];
+
+/// Runs `during` with `point` set to `action`; a panic (the simulated crash) is caught, and
+/// the engine is dropped right after, as a killed process would leave things.
+fn with_fault(point: &str, action: &str, engine: Engine, during: impl FnOnce(&mut Engine)) {
+    fail::cfg(point, action).unwrap();
+    let mut engine = engine;
+    let crashed = catch_unwind(AssertUnwindSafe(|| during(&mut engine))).is_err();
+    fail::cfg(point, "off").unwrap();
+    assert_eq!(
+        crashed,
+        action == "panic",
+        "{point}={action}: the step should {}",
+        if action == "panic" {
+            "crash"
+        } else {
+            "fail without crashing"
+        }
+    );
+    drop(engine);
+}
+
+/// The request's outcome file, if any, as JSON.
+fn outcome_file(spool: &Spool, id: &str) -> Option<Value> {
+    spool
+        .read(Area::Answers, id)
+        .ok()
+        .map(|bytes| serde_json::from_slice(&bytes).expect("an outcome file is whole JSON"))
+}
+
+#[test]
+fn an_answer_survives_a_fault_at_every_step() {
+    let scenario = fail::FailScenario::setup();
+    for point in POINTS {
+        for action in ACTIONS {
+            let dir = tempfile::tempdir().unwrap();
+            let mut engine = open(dir.path());
+            engine
+                .spool()
+                .place_request("deploy", CONFIRM.as_bytes())
+                .unwrap();
+            engine.sync().unwrap();
+
+            with_fault(point, action, engine, |engine| {
+                let result = engine.answer("deploy", &yes(), "operator:ann");
+                assert!(
+                    result.is_err(),
+                    "{point}={action}: the operator hears of it"
+                );
+                // Failing before the file is linked keeps the answer for a retry; failing
+                // at the store's commit is an error, with the file possibly in place.
+                if let Err(error) = &result {
+                    assert!(
+                        matches!(
+                            error,
+                            SettleError::Unwritten { .. } | SettleError::Engine(_)
+                        ),
+                        "{point}={action}: {error}"
+                    );
+                }
+            });
+
+            // Restart: a fresh engine on the same spool and database.
+            let mut engine = open(dir.path());
+            engine.sync().unwrap();
+            let state = engine.store().state("deploy").unwrap();
+            let file = outcome_file(engine.spool(), "deploy");
+            let kept = engine.store().unwritten("deploy").unwrap();
+            match (&file, state) {
+                (Some(file), Some(State::Settled(_))) => {
+                    assert_eq!(file["answered_by"], "operator:ann", "{point}={action}");
+                    let recorded = engine.store().detail("deploy").unwrap().unwrap();
+                    assert_eq!(
+                        serde_json::to_value(recorded.outcome.unwrap()).unwrap()["answered_at"],
+                        file["answered_at"],
+                        "{point}={action}: the store records the file's outcome"
+                    );
+                }
+                (None, Some(State::Pending)) if kept.is_some() => {
+                    // Kept: the next retry writes exactly what was decided.
+                    assert_eq!(engine.retry_unwritten().unwrap(), 0, "{point}={action}");
+                    let file = outcome_file(engine.spool(), "deploy").unwrap();
+                    assert_eq!(file["answered_by"], "operator:ann");
+                    assert_eq!(file["answers"]["go"], true);
+                }
+                (None, Some(State::Pending)) => {
+                    // Nothing was decided durably: the operator can answer, exactly once.
+                    engine.answer("deploy", &yes(), "operator:ann").unwrap();
+                    assert!(matches!(
+                        engine.answer("deploy", &yes(), "operator:bob"),
+                        Err(SettleError::AlreadySettled(_))
+                    ));
+                }
+                other => panic!("{point}={action}: inconsistent after restart: {other:?}"),
+            }
+            assert_eq!(
+                engine.store().state("deploy").unwrap(),
+                Some(State::Settled(inbox_protocol::OutcomeStatus::Answered)),
+                "{point}={action}"
+            );
+            assert_integrity(dir.path());
+        }
+    }
+    scenario.teardown();
+}
+
+#[test]
+fn an_invalid_request_is_rejected_once_despite_a_fault_at_every_step() {
+    let scenario = fail::FailScenario::setup();
+    for point in POINTS {
+        for action in ACTIONS {
+            let dir = tempfile::tempdir().unwrap();
+            let engine = open(dir.path());
+            engine
+                .spool()
+                .place_request("broken", br#"{"inbox":1,"questions":[]}"#)
+                .unwrap();
+
+            with_fault(point, action, engine, |engine| {
+                // The loop goes on after an error; only a crash stops it.
+                let _ = engine.sync();
+            });
+
+            let mut engine = open(dir.path());
+            engine.sync().unwrap();
+            if engine.store().unwritten("broken").unwrap().is_some() {
+                engine.retry_unwritten().unwrap();
+            }
+            let file = outcome_file(engine.spool(), "broken")
+                .unwrap_or_else(|| panic!("{point}={action}: no rejection after restart"));
+            assert_eq!(file["status"], "rejected", "{point}={action}");
+            assert_eq!(
+                engine.store().state("broken").unwrap(),
+                Some(State::Settled(inbox_protocol::OutcomeStatus::Rejected)),
+                "{point}={action}"
+            );
+            assert_integrity(dir.path());
+        }
+    }
+    scenario.teardown();
+}
+
+#[test]
+fn an_expiry_survives_a_fault_at_every_step() {
+    let scenario = fail::FailScenario::setup();
+    for point in POINTS {
+        for action in ACTIONS {
+            let dir = tempfile::tempdir().unwrap();
+            let mut engine = open(dir.path());
+            engine
+                .spool()
+                .place_request(
+                    "soon",
+                    br#"{"inbox":1,"timeout_seconds":1,"questions":[
+                        {"id":"go","question":"Go?","type":"confirm","required":true}]}"#,
+                )
+                .unwrap();
+            engine.sync().unwrap();
+            let later = chrono::Utc::now() + chrono::Duration::seconds(5);
+
+            with_fault(point, action, engine, |engine| {
+                let _ = engine.expire_due(later);
+            });
+
+            let mut engine = open(dir.path());
+            engine.sync().unwrap();
+            engine.retry_unwritten().unwrap();
+            engine.expire_due(later).unwrap();
+            let file = outcome_file(engine.spool(), "soon").unwrap();
+            assert_eq!(file["status"], "expired", "{point}={action}");
+            assert_eq!(
+                engine.store().state("soon").unwrap(),
+                Some(State::Settled(inbox_protocol::OutcomeStatus::Expired))
+            );
+            assert_integrity(dir.path());
+        }
+    }
+    scenario.teardown();
+}
+
+fn assert_integrity(dir: &Path) {
+    let conn = rusqlite::Connection::open(dir.join("inbox.sqlite3")).unwrap();
+    let verdict: String = conn
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(verdict, "ok");
+}
