@@ -729,3 +729,56 @@ async fn a_second_launch_hands_over_to_the_running_app() {
     d.row("after-second").await;
     d.finish().await;
 }
+
+/// With no notification service on the bus the app says so, and nothing waits on it: a
+/// request is listed and answered as usual.
+#[tokio::test]
+async fn without_a_notification_service_the_app_says_so_and_works() {
+    let d = Desktop::start_with(false).await;
+    let state = d
+        .wait_js(
+            "the notification status",
+            Duration::from_secs(20),
+            "const el = document.querySelector('[data-testid=notifications]'); \
+             return el && el.dataset.state === 'unavailable' ? el.textContent : null",
+        )
+        .await;
+    assert!(
+        state.as_str().unwrap_or_default().contains("unavailable"),
+        "{state}"
+    );
+    d.place_request("deploy-1", DEPLOY);
+    d.open("deploy-1").await;
+    d.click("[data-testid=yes]").await;
+    d.submit().await;
+    let outcome = d.wait_for_outcome("deploy-1").await;
+    assert_answered(&outcome, "deploy-1", json!({"q1": true}), json!([]));
+    d.finish().await;
+}
+
+/// An answers directory that takes no files: the window says the answer is kept, the row
+/// says it waits for the spool, and once the directory takes files again the answer is
+/// written by the running app without anyone doing anything.
+#[tokio::test]
+async fn an_answer_the_spool_cannot_take_yet_is_kept_and_written_later() {
+    let d = Desktop::start().await;
+    d.place_request("deploy-1", DEPLOY);
+    d.row("deploy-1").await;
+    let read_only = inbox_tests::read_only::ReadOnly::make(&d.spool().join("answers"));
+
+    d.open("deploy-1").await;
+    d.click("[data-testid=yes]").await;
+    d.submit().await;
+    let kept = d.text("[data-testid=kept]").await;
+    assert!(kept.contains("kept in the inbox"), "{kept}");
+    d.screenshot("answer-kept").await;
+    assert!(!d.outcome_path("deploy-1").exists());
+    d.nav("Pending").await;
+    d.find("[data-testid=unwritten]").await;
+
+    drop(read_only);
+    let outcome = d.wait_for_outcome("deploy-1").await;
+    assert_answered(&outcome, "deploy-1", json!({"q1": true}), json!([]));
+    d.wait_gone("[data-testid=unwritten]").await;
+    d.finish().await;
+}

@@ -6,9 +6,10 @@ mod util;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use inbox_tests::read_only::ReadOnly;
 use inbox_tests::session::Session;
 use serde_json::Value;
 use util::{code, eventually, stderr, Inbox, Running};
@@ -45,38 +46,6 @@ impl Watch {
             self.log().contains(needle)
         });
     }
-}
-
-/// Makes a directory refuse new entries even for root (the immutable attribute), or drops
-/// its write bits when not root; undoes it on drop.
-struct ReadOnly(PathBuf);
-
-impl ReadOnly {
-    fn make(dir: &Path) -> ReadOnly {
-        if is_root() {
-            let status = Command::new("chattr").arg("+i").arg(dir).status().unwrap();
-            assert!(status.success(), "chattr +i {}", dir.display());
-        } else {
-            inbox_tests::set_mode(dir, 0o555);
-        }
-        ReadOnly(dir.to_owned())
-    }
-}
-
-impl Drop for ReadOnly {
-    fn drop(&mut self) {
-        if is_root() {
-            let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
-        } else {
-            inbox_tests::set_mode(&self.0, 0o755);
-        }
-    }
-}
-
-/// Root writes through permission bits, so a read-only directory needs another way.
-fn is_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|meta| meta.uid() == 0)
 }
 
 #[test]

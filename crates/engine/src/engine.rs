@@ -485,7 +485,7 @@ impl Engine {
             Err(SpoolError::Io { path, source }) => {
                 let error = format!("{}: {source}", path.display());
                 if self.store.keep_unwritten(&outcome, &error, Utc::now())? {
-                    tracing::warn!("cannot write the outcome of {id}: {error}; kept, will retry");
+                    tracing::info!("cannot write the outcome of {id}: {error}; kept, will retry");
                     self.outbox.push(Event::Unwritten {
                         id: id.clone(),
                         status: outcome.status,

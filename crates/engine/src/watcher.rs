@@ -130,13 +130,16 @@ pub fn run(
     engine.emit_external(Event::Ready { pending });
 
     let rescan = crossbeam_channel::tick(options.rescan_every);
+    // Always ticking: another process sharing the database (a CLI command, the app's own
+    // commands) may keep an outcome at any time, and its retry must not wait for a rescan.
+    let retry = crossbeam_channel::tick(RETRY_UNWRITTEN_EVERY);
     loop {
         let result = if trouble.active() {
             // The batch that failed was rolled back, and the hints it held are gone: look at
             // everything again, without waiting for another event.
             step(engine, Wake::Rescan)
         } else {
-            match next_wake(engine, options, shutdown, &hints, &rescan) {
+            match next_wake(engine, options, shutdown, &hints, &rescan, &retry) {
                 Ok(Some(wake)) => step(engine, wake),
                 Ok(None) => return Ok(()),
                 Err(error) => Err(error),
@@ -170,6 +173,7 @@ fn next_wake(
     shutdown: &Receiver<()>,
     hints: &Receiver<Hint>,
     rescan: &Receiver<std::time::Instant>,
+    retry: &Receiver<std::time::Instant>,
 ) -> Result<Option<Wake>, EngineError> {
     let until_deadline = match engine.next_deadline()? {
         Some(deadline) => (deadline - Utc::now()).to_std().unwrap_or(Duration::ZERO),
@@ -177,11 +181,6 @@ fn next_wake(
     };
     // A deadline tick past the rescan interval is caught by the rescan anyway.
     let expiry = crossbeam_channel::after(until_deadline.min(options.rescan_every));
-    let retry = if engine.store().all_unwritten()?.is_empty() {
-        crossbeam_channel::never()
-    } else {
-        crossbeam_channel::after(RETRY_UNWRITTEN_EVERY)
-    };
     Ok(select! {
         recv(shutdown) -> _ => None,
         recv(hints) -> hint => {
@@ -216,6 +215,10 @@ fn step(engine: &mut Engine, wake: Wake) -> Result<(), EngineError> {
             engine.expire_due(Utc::now())?;
         }
         Wake::RetryUnwritten => {
+            // Nearly always nothing is kept: then there is nothing else to do either.
+            if engine.store().all_unwritten()?.is_empty() {
+                return Ok(());
+            }
             engine.retry_unwritten()?;
         }
     }

@@ -95,7 +95,12 @@ pub struct Desktop {
 impl Desktop {
     /// Starts the app on an empty spool and waits for its first list (`body[data-ready]`).
     pub async fn start() -> Desktop {
-        let desktop = Desktop::start_bare().await;
+        Desktop::start_with(true).await
+    }
+
+    /// [`Desktop::start`], with or without a notification service on the session bus.
+    pub async fn start_with(notification_service: bool) -> Desktop {
+        let desktop = Desktop::start_bare_with(notification_service).await;
         let deadline = Instant::now() + START;
         let ready = "return !!document.body && document.body.dataset.ready === 'true'";
         while desktop.client().execute(ready, Vec::new()).await.ok() != Some(json!(true)) {
@@ -117,13 +122,17 @@ impl Desktop {
 
     /// Starts the app and opens the WebDriver session, without waiting for the UI.
     pub async fn start_bare() -> Desktop {
+        Desktop::start_bare_with(true).await
+    }
+
+    async fn start_bare_with(notification_service: bool) -> Desktop {
         let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let started = Instant::now();
         let app = app_binary();
         let inbox = Inbox::new();
         let root = inbox.dir.path();
         let dirs = AppDirs::create(root);
-        let session = Session::start(&root.join("session"), true);
+        let session = Session::start(&root.join("session"), notification_service);
         let driver_log = dirs.logs().join("tauri-driver.log");
         let driver = Driver::start(&session, &driver_log, |cmd| {
             dirs.apply(cmd, &inbox.spool(), &inbox.db(), USER)
