@@ -157,8 +157,12 @@ impl Engine {
                     Some(false) => {}
                 }
             }
+            let cancelled = engine.store.cancelled_ids()?;
             for entry in &listing.outcomes {
-                if known.get(&entry.id) == Some(&true) || engine.is_open(&entry.id) {
+                if known.get(&entry.id) == Some(&true)
+                    || engine.is_open(&entry.id)
+                    || cancelled.contains(&entry.id)
+                {
                     engine.ingest_outcome(&entry.id)?;
                 }
             }
@@ -594,7 +598,10 @@ impl Engine {
                 }
                 Ok(())
             }
-            Some(State::Pending) => {
+            // An outcome file always stands, even one a racing writer linked after the
+            // asker's tombstone: the asker reads `answers/` first, and a rebuild from the
+            // spool must reach the same state as this engine.
+            Some(State::Pending | State::Cancelled) => {
                 let path = self.spool.path(Area::Answers, id);
                 match self.spool.read(Area::Answers, id) {
                     Ok(bytes) => match Outcome::from_file_bytes(&bytes) {

@@ -338,6 +338,15 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The ids of cancelled requests: a scan still looks for their outcome files.
+    pub fn cancelled_ids(&self) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM requests WHERE status = 'cancelled'")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     pub fn state(&self, id: &str) -> Result<Option<State>, StoreError> {
         let status: Option<String> = self
             .conn
@@ -431,8 +440,10 @@ impl Store {
         )
     }
 
-    /// Records an outcome for a pending request. Returns false, changing nothing, when the
-    /// request is unknown or already settled or cancelled: outcomes are recorded once.
+    /// Records an outcome for a pending request, or for a cancelled one whose outcome a
+    /// racing writer linked after the tombstone (the outcome file stands). Returns false,
+    /// changing nothing, when the request is unknown or already settled: outcomes are
+    /// recorded once.
     pub fn record_outcome(
         &mut self,
         outcome: &Outcome,
@@ -441,7 +452,8 @@ impl Store {
         let changed = self
             .conn
             .prepare_cached(
-                "UPDATE requests SET status = ?2, settled_at = ?3 WHERE id = ?1 AND status = 'pending'",
+                "UPDATE requests SET status = ?2, settled_at = ?3
+                 WHERE id = ?1 AND status IN ('pending', 'cancelled')",
             )?
             .execute(params![outcome.id, outcome.status.as_str(), ms(now)])?;
         if changed == 0 {

@@ -611,3 +611,49 @@ fn the_loop_reports_changes_recorded_by_others_in_its_database() {
         "each change is reported once: {settled:?}"
     );
 }
+
+/// A writer that raced the asker's cancel may link its outcome after the tombstone. The
+/// outcome file stands (a rebuild from the spool says so), so the live database must say
+/// the same, whichever of the two it saw first.
+#[test]
+fn an_outcome_linked_after_the_tombstone_stands() {
+    let f = Fixture::new();
+    let (mut engine, events) = f.engine();
+    f.spool
+        .place_request("raced", &confirm_request("raced", json!({})))
+        .unwrap();
+    engine.sync().unwrap();
+    engine.cancel("raced", "not needed").unwrap();
+    assert_eq!(
+        engine.store().state("raced").unwrap(),
+        Some(State::Cancelled)
+    );
+
+    // Another inbox that had read the request before the tombstone appeared.
+    let late = Outcome::new(
+        "raced",
+        OutcomeStatus::Answered,
+        "operator:bob",
+        "other/1",
+        Utc::now(),
+    );
+    f.spool
+        .write_outcome("raced", &late.to_file_bytes())
+        .unwrap();
+    drain(&events);
+    engine.sync().unwrap();
+    assert_eq!(
+        engine.store().state("raced").unwrap(),
+        Some(State::Settled(OutcomeStatus::Answered))
+    );
+    assert!(drain(&events).iter().any(|e| matches!(e,
+        Event::Settled { id, answered_by, .. } if id == "raced" && answered_by == "operator:bob")));
+
+    // A database rebuilt from the spool agrees.
+    let (mut rebuilt, _) = f.engine_with_db("rebuilt.sqlite3");
+    rebuilt.sync().unwrap();
+    assert_eq!(
+        rebuilt.store().state("raced").unwrap(),
+        Some(State::Settled(OutcomeStatus::Answered))
+    );
+}
