@@ -17,6 +17,7 @@ fn main() {
         "open_request",
         "submit_answers",
         "decline_request",
+        "check_text",
         "add_demo_requests",
         "get_status",
         "get_settings",

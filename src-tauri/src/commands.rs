@@ -52,6 +52,17 @@ pub async fn decline_request(
     desk.decline(&id, &reason)
 }
 
+/// `null` when the text is an acceptable answer, else the problem (a pattern mismatch).
+#[tauri::command]
+pub async fn check_text(
+    desk: State<'_, Arc<Desk>>,
+    id: String,
+    question_id: String,
+    text: String,
+) -> Answer<Option<String>> {
+    desk.inbox().check_text(&id, &question_id, &text)
+}
+
 #[tauri::command]
 pub async fn add_demo_requests(desk: State<'_, Arc<Desk>>) -> Answer<u32> {
     desk.inbox().add_demo_requests()

@@ -34,6 +34,7 @@ pub fn run() {
             commands::open_request,
             commands::submit_answers,
             commands::decline_request,
+            commands::check_text,
             commands::add_demo_requests,
             commands::get_status,
             commands::get_settings,

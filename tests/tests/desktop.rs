@@ -782,3 +782,32 @@ async fn an_answer_the_spool_cannot_take_yet_is_kept_and_written_later() {
     d.wait_gone("[data-testid=unwritten]").await;
     d.finish().await;
 }
+
+/// A pattern built to make a backtracking engine take forever (JavaScript's would need
+/// years for 40 characters): the window hands the check to Rust's linear-time regex, so the
+/// mismatch is shown at once and the window stays responsive.
+#[tokio::test]
+async fn a_catastrophic_pattern_cannot_freeze_the_window() {
+    let d = Desktop::start().await;
+    d.place_request(
+        "redos",
+        r#"{"inbox": 1, "title": "Name the branch", "source": {"app": "planu"},
+            "questions": [{"id": "branch", "type": "text", "question": "Branch?",
+                           "pattern": "^(a|a)*b$"}]}"#,
+    );
+    d.open("redos").await;
+    let field = d.question(0, "branch").await;
+    let input = d.find_in(&field, "[data-testid=text-input]").await;
+    d.type_into(&input, &"a".repeat(40)).await;
+    let error = d.text("[data-testid=field-error]").await;
+    assert!(error.contains("match"), "{error}");
+    // Still responsive: the page answers a script, and the right answer is accepted.
+    assert_eq!(d.js("return 1 + 1").await, json!(2));
+    d.clear_field(&input).await;
+    d.type_into(&input, "aab").await;
+    d.wait_gone("[data-testid=field-error]").await;
+    d.submit().await;
+    let outcome = d.wait_for_outcome("redos").await;
+    assert_eq!(outcome["answers"]["branch"], "aab");
+    d.finish().await;
+}

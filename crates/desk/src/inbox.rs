@@ -142,6 +142,42 @@ impl Inbox {
         }
     }
 
+    /// Checks a text answer against its question (its `pattern` above all) the way the
+    /// answer will be checked on submit: `None` when it is acceptable, else the problem.
+    /// The window asks this as the operator types, instead of running the request's pattern
+    /// itself: JavaScript's regular expressions backtrack, so a hostile pattern could freeze
+    /// the window, while Rust's `regex` runs in linear time.
+    pub fn check_text(
+        &self,
+        id: &str,
+        question_id: &str,
+        text: &str,
+    ) -> Result<Option<String>, IpcError> {
+        let request = self
+            .engine()
+            .store()
+            .detail(id)?
+            .and_then(|detail| detail.request)
+            .ok_or_else(|| {
+                IpcError::new(
+                    ErrorCode::NotFound,
+                    format!("no request \"{id}\" in the inbox"),
+                )
+            })?;
+        let question = request
+            .questions
+            .iter()
+            .find(|q| q.id == question_id)
+            .ok_or_else(|| {
+                IpcError::new(
+                    ErrorCode::NotFound,
+                    format!("request \"{id}\" has no question \"{question_id}\""),
+                )
+            })?;
+        let value = serde_json::Value::String(text.to_owned());
+        Ok(inbox_protocol::answers::check_value(question, &value).err())
+    }
+
     /// Places the demo requests (offered when the inbox is empty); returns how many.
     pub fn add_demo_requests(&self) -> Result<u32, IpcError> {
         let ids = inbox_engine::demo::place_demo(self.engine().spool()).map_err(|e| {

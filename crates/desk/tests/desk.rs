@@ -373,3 +373,29 @@ fn only_web_links_leave_the_app() {
     assert_eq!(error.code, ErrorCode::BadInput);
     assert_eq!(opened, ["https://ci.example.com/r/1"]);
 }
+
+/// The window checks typed text through Rust: a pattern built to make a backtracking engine
+/// take forever answers at once here, and a mismatch is named.
+#[test]
+fn typed_text_is_checked_against_its_pattern_in_linear_time() {
+    let fx = start();
+    fx.place(
+        "ticket",
+        json!({"questions": [{"id": "t", "type": "text", "question": "Ticket?",
+                              "pattern": "^(a|a)*b$|(x+x+)+y"}]}),
+    );
+    fx.wait_pending("ticket");
+    let inbox = fx.desk.inbox();
+    let hostile = "a".repeat(5_000);
+    let problem = inbox.check_text("ticket", "t", &hostile).unwrap();
+    assert!(
+        problem
+            .as_deref()
+            .unwrap_or_default()
+            .contains("does not match"),
+        "{problem:?}"
+    );
+    assert_eq!(inbox.check_text("ticket", "t", "aaab").unwrap(), None);
+    assert!(inbox.check_text("ticket", "nope", "x").is_err());
+    assert!(inbox.check_text("missing", "t", "x").is_err());
+}

@@ -337,11 +337,14 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, ReadError> {
 pub fn read_capped_with_time(path: &Path) -> Result<(Vec<u8>, SystemTime), ReadError> {
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
         .open(path)
         .map_err(|error| match error.raw_os_error() {
             Some(libc::ELOOP) => ReadError::Symlink,
             Some(libc::ENOENT) => ReadError::Missing,
+            // A socket (ENXIO) or a device without a driver (ENODEV): not a file, and no
+            // retry will make it one.
+            Some(libc::ENXIO | libc::ENODEV) => ReadError::NotRegular,
             _ => ReadError::Io(error),
         })?;
     let meta = file.metadata().map_err(ReadError::Io)?;

@@ -80,7 +80,11 @@ pub fn check_value(question: &Question, value: &Value) -> Result<(Value, bool), 
                     let regex = regex::Regex::new(pattern)
                         .map_err(|_| "the question's pattern does not compile".to_owned())?;
                     if !regex.is_match(text) {
-                        return Err(format!("\"{text}\" does not match the pattern {pattern}"));
+                        return Err(format!(
+                            "\"{}\" does not match the pattern {}",
+                            shortened(text),
+                            shortened(pattern)
+                        ));
                     }
                 }
                 Ok((value.clone(), false))
@@ -130,6 +134,16 @@ fn check_length(text: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A long answer quoted in an error message: its start, so that a 10,000-character answer
+/// does not become a 10,000-character message.
+fn shortened(text: &str) -> String {
+    const SHOWN: usize = 60;
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
 }
 
 fn describe(value: &Value) -> &'static str {

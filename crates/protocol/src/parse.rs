@@ -6,15 +6,16 @@
 //! file name). Meaning is checked per question even when another question is structurally
 //! broken, so an asker fixes everything in one go.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::answers::check_value;
 use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATTERN_CHARS};
 use crate::model::{Choice, Expiry, Question, QuestionKind, Request};
-use crate::problem::Problem;
+use crate::problem::{pointer_token, Problem};
 use crate::schema::shape_validators;
 use crate::wire::{Envelope, Source, WireQuestion};
 
@@ -24,6 +25,10 @@ use crate::wire::{Envelope, Source, WireQuestion};
 /// equal it.
 pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec<Problem>> {
     let value = parse_json(bytes)?;
+    // parse_json succeeded, so the bytes are UTF-8 JSON.
+    let mut problems = std::str::from_utf8(bytes)
+        .map(duplicate_keys)
+        .unwrap_or_default();
     let (envelope, questions_at) = match &value {
         Value::Array(_) => (None, ""),
         Value::Object(map) if map.contains_key("interactiveQuestions") => {
@@ -45,7 +50,7 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
         (_, Some(())) => &validators.envelope,
         _ => &validators.interactive,
     };
-    let mut problems: Vec<Problem> = validator.iter_errors(&value).map(schema_problem).collect();
+    problems.extend(validator.iter_errors(&value).map(schema_problem));
 
     let raw_questions = questions_value(&value, questions_at);
     let mut questions = Vec::new();
@@ -118,10 +123,118 @@ fn parse_json(bytes: &[u8]) -> Result<Value, Vec<Problem>> {
     if text.trim().is_empty() {
         return fail("the file is empty".to_owned());
     }
+    // JSON forbids a BOM (RFC 8259 section 8.1) and the parser's "expected value at line 1
+    // column 1" would not say why; editors on Windows add one silently.
+    if text.starts_with('\u{feff}') {
+        return fail(
+            "the file starts with a byte-order mark (BOM), which JSON does not allow; save it \
+             as UTF-8 without a BOM"
+                .to_owned(),
+        );
+    }
     if nesting_depth(text) > MAX_DEPTH {
         return fail(format!("the JSON nests deeper than {MAX_DEPTH} levels"));
     }
     serde_json::from_str(text).or_else(|error| fail(format!("the file is not valid JSON: {error}")))
+}
+
+/// Every key given twice in one object. serde_json keeps the last value, other readers keep
+/// the first, so such a request could say one thing to the asker's tools and another to the
+/// inbox (`"mode"` twice: interactive for a reviewer, autonomous here): refused, not guessed.
+fn duplicate_keys(text: &str) -> Vec<Problem> {
+    let mut found = Vec::new();
+    let check = KeyCheck {
+        at: String::new(),
+        found: &mut found,
+    };
+    // Only called on text that already parsed: an error here would tell nothing new.
+    let _ = check.deserialize(&mut serde_json::Deserializer::from_str(text));
+    found
+}
+
+/// Walks one JSON value (`at` is its pointer) without building it, noting duplicate keys.
+/// Depth is bounded by the nesting check that ran before.
+struct KeyCheck<'a> {
+    at: String,
+    found: &'a mut Vec<Problem>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeyCheck<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyCheck<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0usize;
+        loop {
+            let item = KeyCheck {
+                at: format!("{}/{index}", self.at),
+                found: &mut *self.found,
+            };
+            if seq.next_element_seed(item)?.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let at = format!("{}/{}", self.at, pointer_token(&key));
+            map.next_value_seed(KeyCheck {
+                at: at.clone(),
+                found: &mut *self.found,
+            })?;
+            if seen.contains(&key) {
+                self.found.push(Problem::new(
+                    at,
+                    format!(
+                        "the key \"{}\" appears more than once in this object; JSON readers \
+                         disagree on which value counts, so give it once",
+                        short(&key)
+                    ),
+                ));
+            } else {
+                seen.insert(key);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The deepest nesting of arrays and objects, counted without parsing, so a hostile file
@@ -404,4 +517,52 @@ fn apply_envelope(request: &mut Request, envelope: Envelope) {
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE_QUESTION: &str =
+        r#""questions": [{"id": "go", "question": "Go?", "type": "confirm"}]"#;
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let text = format!("\u{feff}{{\"inbox\": 1, {ONE_QUESTION}}}");
+        let problems = parse_request(text.as_bytes(), None).unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].message.contains("byte-order mark"),
+            "{problems:?}"
+        );
+        // A BOM-like character inside a string is just text.
+        let text = format!("{{\"title\": \"\u{feff}x\", {ONE_QUESTION}}}");
+        assert!(parse_request(text.as_bytes(), None).is_ok());
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_wherever_they_are() {
+        let text = format!(
+            r#"{{"inbox": 1, "mode": "interactive", "mode": "autonomous", "\u0074itle": "a",
+                "title": "b", "x": [{{"k": 1, "k": 2}}], {ONE_QUESTION}}}"#
+        );
+        let problems = parse_request(text.as_bytes(), None).unwrap_err();
+        let pointers: Vec<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/mode", "/title", "/x/0/k"], "{problems:?}");
+        assert!(problems[0]
+            .message
+            .contains("\"mode\" appears more than once"));
+
+        // The same key in different objects, and keys that only look alike, are fine.
+        let text = format!(
+            r#"{{"a": {{"k": 1}}, "b": {{"k": 1}}, "K": 1, "k": 1, "a~b/": 1, {ONE_QUESTION}}}"#
+        );
+        assert!(parse_request(text.as_bytes(), None).is_ok());
+        // Pointers escape '~' and '/' (RFC 6901).
+        let text = format!(r#"{{"a/b": 1, "a/b": 2, {ONE_QUESTION}}}"#);
+        assert_eq!(
+            parse_request(text.as_bytes(), None).unwrap_err()[0].pointer,
+            "/a~1b"
+        );
+    }
 }

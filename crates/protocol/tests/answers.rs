@@ -139,3 +139,17 @@ fn command_line_values_are_coerced_by_type() {
     let env = req.question("env").unwrap();
     assert!(coerce_cli_values(env, &["a".into(), "b".into()]).is_err());
 }
+
+#[test]
+fn a_long_answer_is_quoted_short_in_the_error() {
+    let long = "x".repeat(10_000);
+    let problems = check_answers(
+        &deploy(),
+        &answers(json!({"go": true, "env": "staging", "q5": "pg", "ticket": long})),
+    )
+    .unwrap_err();
+    let message = &problems[0].message;
+    assert!(message.contains("does not match the pattern"), "{message}");
+    assert!(message.len() < 200, "{} characters", message.len());
+    assert!(message.contains('…'));
+}

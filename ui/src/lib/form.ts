@@ -147,23 +147,14 @@ export function setText(draft: Draft, text: string): Draft {
 
 // ---- Checking ----
 
-const patterns = new Map<string, RegExp | null>();
-
 /**
- * The question's pattern as a JS RegExp, or null when JS cannot compile it (Rust's regex
- * syntax is not JavaScript's; then only Rust checks it). Unanchored, like Rust's `is_match`.
+ * Rust's verdict on a text answer (`ipc.checkText`): the window never runs a request's
+ * pattern itself, since JavaScript's regular expressions backtrack and a hostile pattern
+ * could freeze it. `problem` is null when `text` is acceptable.
  */
-export function compilePattern(pattern: string): RegExp | null {
-  let compiled = patterns.get(pattern);
-  if (compiled === undefined) {
-    try {
-      compiled = new RegExp(pattern, 'u');
-    } catch {
-      compiled = null;
-    }
-    patterns.set(pattern, compiled);
-  }
-  return compiled;
+export interface PatternCheck {
+  text: string;
+  problem: string | null;
 }
 
 function charCount(text: string): number {
@@ -194,8 +185,17 @@ function quoted(label: string): string {
   return `“${label}”`;
 }
 
-/** One question's state. `label` names it in the reason (its tab label). */
-export function checkQuestion(question: QuestionView, draft: Draft, label: string): QuestionCheck {
+/**
+ * One question's state. `label` names it in the reason (its tab label). `pattern` is Rust's
+ * verdict on a text answer; it counts only while it is about the text in the draft (until
+ * the verdict on new text arrives, the text counts as answered: Rust checks again on submit).
+ */
+export function checkQuestion(
+  question: QuestionView,
+  draft: Draft,
+  label: string,
+  pattern?: PatternCheck,
+): QuestionCheck {
   const empty: QuestionCheck = question.required
     ? { state: 'empty', blocking: true, message: null, reason: `Answer ${quoted(label)} first` }
     : { state: 'empty', blocking: false, message: null, reason: null };
@@ -231,9 +231,8 @@ export function checkQuestion(question: QuestionView, draft: Draft, label: strin
       if (draft.text === '') return empty;
       const long = tooLong(draft.text);
       if (long) return invalid(long);
-      if (question.pattern) {
-        const regex = compilePattern(question.pattern);
-        if (regex && !regex.test(draft.text)) return invalid(`does not match ${question.pattern}`);
+      if (question.pattern && pattern?.text === draft.text && pattern.problem) {
+        return invalid(`does not match ${question.pattern}`);
       }
       return answered;
     }
@@ -249,11 +248,16 @@ export interface FormCheck {
   questions: QuestionCheck[];
 }
 
-export function checkForm(questions: QuestionView[], form: FormState): FormCheck {
+/** `patterns`: Rust's latest verdict per question id (see `PatternCheck`). */
+export function checkForm(
+  questions: QuestionView[],
+  form: FormState,
+  patterns: ReadonlyMap<string, PatternCheck> = new Map(),
+): FormCheck {
   const labels = tabLabels(questions);
   const checks = questions.map((question, i) => {
     const draft = form[i] ?? initialDraft(question);
-    return checkQuestion(question, draft, labels[i] ?? question.id);
+    return checkQuestion(question, draft, labels[i] ?? question.id, patterns.get(question.id));
   });
   const firstBlocking = checks.findIndex((check) => check.blocking);
   return {

@@ -44,6 +44,13 @@ export const submitAnswers = (id: string, answers: Record<string, JsonValue>) =>
 export const declineRequest = (id: string, reason: string) =>
   call<SubmitResult>('decline_request', { id, reason });
 
+/**
+ * Rust's check of a typed text answer (its pattern above all): null when acceptable, else the
+ * problem. The window never runs a request's pattern itself (see form.ts, PatternCheck).
+ */
+export const checkText = (id: string, questionId: string, text: string) =>
+  call<string | null>('check_text', { id, questionId, text });
+
 /** Places the demo requests in the spool (offered when the inbox is empty); returns how many. */
 export const addDemoRequests = () => call<number>('add_demo_requests');
 

@@ -64,6 +64,8 @@ fn print_events(events: &Receiver<Event>) {
         let now = Local::now().to_rfc3339_opts(SecondsFormat::Millis, false);
         let mut out = stdout.lock();
         // A closed standard output must not stop the inbox: it keeps working without a log.
-        let _ = writeln!(out, "{now} {}", event.log_line()).and_then(|()| out.flush());
+        // One entry per line, whatever the request or file name contains.
+        let line = crate::output::terminal_safe(&event.log_line(), false);
+        let _ = writeln!(out, "{now} {line}").and_then(|()| out.flush());
     }
 }
