@@ -3,8 +3,12 @@
 //! session with a notification daemon and a bus monitor ([`session`]), and the desktop app
 //! started directly or through tauri-driver ([`desktop`]).
 
+pub mod crash;
 pub mod desktop;
+pub mod overflow;
 pub mod process;
+pub mod race;
+pub mod read_only;
 pub mod session;
 
 use std::path::Path;

@@ -7,6 +7,9 @@
 //! inbox-bench startup [N=100000]
 //! inbox-bench round-trip [N=200]
 //! inbox-bench all
+//! inbox-bench overflow [--requests N=50000] [--queue EVENTS] [--writers W]
+//! inbox-bench crash [--kills N=200] [--workers N] [--seed S] [--no-cancel]
+//! inbox-bench race [--engines N=4] [--requests N=1000] [--poll] [--seed S]
 //! inbox-bench desktop [N=10000]         (not part of `all`: about 10 minutes)
 //! inbox-bench desktop-memory [N=10000]
 //! inbox-bench desktop-window [N=10000]
@@ -20,6 +23,8 @@ mod desktop;
 mod fixtures;
 mod harness;
 mod latency;
+mod overflow;
+mod reliability;
 mod roundtrip;
 mod startup;
 mod stats;
@@ -34,6 +39,10 @@ const USAGE: &str =
   burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
   startup [N=100000]       time to ready over N settled requests, next to a plain listing
   round-trip [N=200]       autonomous round trip and ask --wait wake-up, next to a bare watcher
+  overflow [--requests N=50000] [--queue EVENTS] [--writers W]
+                           a burst with watcher events lost (fault point, or a kernel queue of
+                           EVENTS) ingested in full by rescans; needs answer-inbox built with
+                           --features failpoints next to this binary
   all                      all four with their default sizes
 
   The desktop app (release builds of answer-inbox-desktop and inbox-bare-window next to this
@@ -56,6 +65,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> anyhow::Result<()> {
+    // Takes flags rather than one size, so it parses its own arguments.
+    if let Some((command, flags)) = args.split_first() {
+        if command == "overflow" {
+            return overflow::run(args, flags);
+        }
+    }
+    // `crash` and `race` take flags too (reliability.rs).
+    if let Some(result) = reliability::dispatch(args) {
+        return result;
+    }
     let (command, size) = match args {
         [command] => (command.as_str(), None),
         [command, size] => (
@@ -83,7 +102,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
             return all(args);
         }
         "-h" | "--help" | "help" => {
-            println!("{USAGE}");
+            println!("{USAGE}\n{}", reliability::USAGE);
             return Ok(());
         }
         _ => anyhow::bail!("{USAGE}"),

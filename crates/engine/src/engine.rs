@@ -387,6 +387,12 @@ impl Engine {
         }
         let placed = self.spool.place_tombstone(id, reason)?;
         self.in_batch(|engine| engine.ingest_tombstone(id))?;
+        // A writer that read the request before the tombstone existed may have linked its
+        // outcome meanwhile; that outcome stands (see `ingest_outcome`), so say so.
+        if let Some(outcome) = self.read_outcome_file(id) {
+            self.in_batch(|engine| engine.ingest_outcome(id))?;
+            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        }
         Ok(placed)
     }
 

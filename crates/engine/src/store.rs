@@ -33,6 +33,9 @@ pub enum StoreError {
     Corrupt { id: String, message: String },
 }
 
+/// How often opening the database tries to bring its schema up to date (see `setup`).
+const MIGRATION_ATTEMPTS: u64 = 5;
+
 /// How long a write waits for another process's lock before giving up.
 pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -270,11 +273,26 @@ impl Store {
     fn setup(mut conn: Connection) -> Result<Store, StoreError> {
         // WAL lets the CLI read while a daemon writes; NORMAL sync is safe against crashes of
         // the process, and a power cut can only lose rows the spool still has.
+        // First, so that even switching a new file to WAL waits for another process.
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        migrations().to_latest(&mut conn)?;
+        // Two processes opening a new database at once (a CLI command starting next to the
+        // daemon) may both read schema version 0 and both migrate; the loser fails on
+        // "table already exists". Its next attempt reads the winner's version and finds
+        // nothing to do, so retry a few times before calling it an error.
+        let mut attempt = 1;
+        loop {
+            match migrations().to_latest(&mut conn) {
+                Ok(()) => break,
+                Err(_) if attempt < MIGRATION_ATTEMPTS => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20 * attempt));
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
         Ok(Store { conn, depth: 0 })
     }
 

@@ -13,7 +13,10 @@ pub fn run(locations: &LocationArgs, args: &CancelArgs) -> Result<u8> {
     let mut engine = locations::open_engine(locations)?;
     match engine.cancel(id, args.reason.trim()) {
         Ok(Placed::Written) => {
-            eprintln!("cancelled {id}; no outcome will be written for it");
+            eprintln!(
+                "cancelled {id}: its tombstone is placed. An inbox that was already writing \
+                 an answer at this very moment may still finish; that outcome would stand"
+            );
             Ok(exit::OK)
         }
         Ok(Placed::AlreadyThere) => {
