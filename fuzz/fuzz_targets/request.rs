@@ -158,6 +158,15 @@ fn check_valid_answers(request: &Request, seed: u64) {
     // usable default (inventing a string that matches an arbitrary regex is out of scope).
     let mut unanswerable = Vec::new();
     for (n, question) in request.questions.iter().enumerate() {
+        // Questions with rules (lengths, bounds, formats, item counts, conditions: the MCP
+        // elicitation and HumanInterrupt dialects) need answers built for those rules;
+        // this target does not invent them, so it only checks such requests' refusals.
+        if !question.rules.is_empty() {
+            if question.required {
+                unanswerable.push(question.id.clone());
+            }
+            continue;
+        }
         let value = match question.kind {
             QuestionKind::Confirm => Some(Value::Bool((seed >> (n % 64)) & 1 == 1)),
             QuestionKind::Choice => {

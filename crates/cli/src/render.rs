@@ -110,7 +110,7 @@ fn align(table: &[Vec<String>]) -> String {
 
 /// `app/run/tool`, or a dash.
 pub fn source_short(source: &Source) -> String {
-    let parts: Vec<&str> = [&source.app, &source.run, &source.tool]
+    let parts: Vec<&str> = [&source.project, &source.app, &source.run, &source.tool]
         .iter()
         .filter_map(|part| part.as_deref())
         .collect();
@@ -128,6 +128,8 @@ fn source_long(source: &Source) -> String {
         ("run", &source.run),
         ("tool", &source.tool),
         ("host", &source.host),
+        ("project", &source.project),
+        ("cwd", &source.cwd),
         ("url", &source.url),
     ]
     .iter()

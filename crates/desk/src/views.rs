@@ -20,6 +20,10 @@ pub struct SourceView {
     pub run: Option<String>,
     pub tool: Option<String>,
     pub host: Option<String>,
+    /// The project the asker works in, and its working directory (agents asking through
+    /// `answer-inbox mcp` set both), so the operator sees which checkout is asking.
+    pub project: Option<String>,
+    pub cwd: Option<String>,
     /// Only `http`/`https` links survive; anything else is dropped.
     pub url: Option<String>,
 }
@@ -226,6 +230,8 @@ impl SourceView {
             run: source.run.clone(),
             tool: source.tool.clone(),
             host: source.host.clone(),
+            project: source.project.clone(),
+            cwd: source.cwd.clone(),
             url: source
                 .url
                 .clone()

@@ -348,7 +348,10 @@ impl Engine {
             Utc::now(),
         )
         .with_answers(set)
-        .with_request_sha256(Some(request.sha256.clone()));
+        .with_request_sha256(Some(request.sha256.clone()))
+        // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
+        // gets its answer shape in `reply`, built from everything above.
+        .with_reply(&request);
         self.settle_as_operator(outcome)
     }
 
@@ -375,7 +378,10 @@ impl Engine {
             Utc::now(),
         )
         .with_reason(reason)
-        .with_request_sha256(Some(request.sha256.clone()));
+        .with_request_sha256(Some(request.sha256.clone()))
+        // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
+        // gets its answer shape in `reply`, built from everything above.
+        .with_reply(&request);
         self.settle_as_operator(outcome)
     }
 

@@ -28,6 +28,8 @@ pub fn autonomous(
         Outcome::new(id, OutcomeStatus::Defaulted, AUTONOMOUS, instance, now)
             .with_answers(filled.set)
             .with_request_sha256(Some(request.sha256.clone()))
+            // Last: the dialect's own answer shape is built from everything above.
+            .with_reply(request)
     })
 }
 
@@ -53,6 +55,7 @@ pub fn expire(request: &Request, id: &str, instance: &str, now: DateTime<Utc>) -
         .with_answers(filled.set)
         .with_reason(reason)
         .with_request_sha256(Some(request.sha256.clone()))
+        .with_reply(request)
 }
 
 #[cfg(test)]

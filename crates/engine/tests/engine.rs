@@ -657,3 +657,59 @@ fn an_outcome_linked_after_the_tombstone_stands() {
         Some(State::Settled(OutcomeStatus::Answered))
     );
 }
+
+/// Requests in another dialect get their answer back in that dialect's own shape (`reply`),
+/// whoever settles them: the operator, a decline, autonomous mode.
+#[test]
+fn outcomes_carry_the_reply_of_the_askers_dialect() {
+    let f = Fixture::new();
+    let (mut engine, _events) = f.engine();
+    f.spool
+        .place_request(
+            "elicit",
+            br#"{"message": "Name the service", "requestedSchema": {"type": "object",
+                "properties": {"name": {"type": "string"}, "replicas": {"type": "integer"},
+                               "public": {"type": "boolean"}},
+                "required": ["name", "replicas", "public"]}}"#,
+        )
+        .unwrap();
+    f.spool
+        .place_request(
+            "interrupt",
+            br#"{"action_request": {"action": "send_email", "args": {"to": "ann"}},
+                "config": {"allow_ignore": true, "allow_respond": false, "allow_edit": false,
+                           "allow_accept": true},
+                "description": "Send it?"}"#,
+        )
+        .unwrap();
+    engine.sync().unwrap();
+    let request = engine
+        .store()
+        .detail("elicit")
+        .unwrap()
+        .unwrap()
+        .request
+        .unwrap();
+    let ids: Vec<String> = request.questions.iter().map(|q| q.id.clone()).collect();
+    let given =
+        answers(json!({ids[0].clone(): "billing", ids[1].clone(): "3", ids[2].clone(): true}));
+    engine.answer("elicit", &given, "operator:ann").unwrap();
+    let reply = f
+        .outcome("elicit")
+        .reply
+        .expect("an elicitation gets a reply");
+    assert_eq!(reply["action"], "accept", "{reply}");
+    assert_eq!(
+        reply["content"],
+        json!({"name": "billing", "replicas": 3, "public": true})
+    );
+
+    engine
+        .decline("interrupt", "not to this customer", "operator:ann")
+        .unwrap();
+    let reply = f
+        .outcome("interrupt")
+        .reply
+        .expect("an interrupt gets a reply");
+    assert_eq!(reply["type"], "ignore", "{reply}");
+}

@@ -5,11 +5,13 @@
 //! the request allows, and `custom`/`defaulted` always say where a value came from.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
+use regex::Regex;
+use serde_json::{Map, Number, Value};
 
 use crate::limits::MAX_ANSWER_CHARS;
-use crate::model::{Question, QuestionKind, Request};
+use crate::model::{Question, QuestionKind, Request, Rules, TextFormat};
 use crate::problem::{pointer_token, Problem};
 
 /// Checked answers, ready for an outcome.
@@ -71,11 +73,15 @@ pub fn check_value(question: &Question, value: &Value) -> Result<(Value, bool), 
                 any_custom |= custom;
                 picked.push(Value::String(id));
             }
+            check_item_count(&question.rules, picked.len())?;
             Ok((Value::Array(picked), any_custom))
         }
         QuestionKind::Text => match value {
             Value::String(text) => {
                 check_length(text)?;
+                // Before the pattern: "expected an integer" says more than the pattern that
+                // stands for it.
+                check_text_rules(&question.rules, text)?;
                 if let Some(pattern) = &question.pattern {
                     let regex = regex::Regex::new(pattern)
                         .map_err(|_| "the question's pattern does not compile".to_owned())?;
@@ -132,6 +138,155 @@ fn check_length(text: &str) -> Result<(), String> {
         return Err(format!(
             "the text is {chars} characters, over the limit of {MAX_ANSWER_CHARS}"
         ));
+    }
+    Ok(())
+}
+
+/// Patterns for text questions in the `integer` and `number` formats, so a form can check
+/// as the operator types; [`check_text_rules`] checks the same and more (range, bounds).
+pub(crate) const INTEGER_PATTERN: &str = r"^[+-]?[0-9]+$";
+pub(crate) const NUMBER_PATTERN: &str = r"^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$";
+/// Patterns that give a form a hint for the other formats; the real check is in code.
+pub(crate) const EMAIL_PATTERN: &str = r"^[^@\s]+@[^@\s]+$";
+pub(crate) const URI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$";
+pub(crate) const DATE_PATTERN: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+pub(crate) const DATE_TIME_PATTERN: &str = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+pub(crate) const JSON_OBJECT_PATTERN: &str = r"^\s*\{[\s\S]*\}\s*$";
+
+fn regex_of(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("the built-in patterns compile"))
+}
+
+fn matches(format: TextFormat, text: &str) -> bool {
+    static INTEGER: OnceLock<Regex> = OnceLock::new();
+    static NUMBER: OnceLock<Regex> = OnceLock::new();
+    static EMAIL: OnceLock<Regex> = OnceLock::new();
+    static URI: OnceLock<Regex> = OnceLock::new();
+    static DATE: OnceLock<Regex> = OnceLock::new();
+    let (cell, pattern) = match format {
+        TextFormat::Integer => (&INTEGER, INTEGER_PATTERN),
+        TextFormat::Number => (&NUMBER, NUMBER_PATTERN),
+        TextFormat::Email => (&EMAIL, EMAIL_PATTERN),
+        TextFormat::Uri => (&URI, URI_PATTERN),
+        TextFormat::Date => (&DATE, DATE_PATTERN),
+        // Checked by parsing instead: a pattern cannot tell a real date-time or JSON object.
+        TextFormat::DateTime | TextFormat::JsonObject => return true,
+    };
+    regex_of(cell, pattern).is_match(text)
+}
+
+/// The number a text answer in the `integer` or `number` format stands for, as JSON writes
+/// it: integers stay integers (`"+007"` is 7), anything else is a float.
+pub fn parse_number(text: &str, integer_only: bool) -> Result<Number, String> {
+    let format = if integer_only {
+        TextFormat::Integer
+    } else {
+        TextFormat::Number
+    };
+    if !matches(format, text) {
+        return Err(if integer_only {
+            format!(
+                "expected a whole number (digits, optionally signed), got \"{}\"",
+                shortened(text)
+            )
+        } else {
+            format!(
+                "expected a number such as 42 or -1.5, got \"{}\"",
+                shortened(text)
+            )
+        });
+    }
+    if matches(TextFormat::Integer, text) {
+        if let Ok(n) = text.parse::<i64>() {
+            return Ok(n.into());
+        }
+        if let Ok(n) = text.trim_start_matches('+').parse::<u64>() {
+            return Ok(n.into());
+        }
+        if integer_only {
+            return Err(format!("{} is too large", shortened(text)));
+        }
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .ok_or_else(|| format!("{} is too large", shortened(text)))
+}
+
+fn check_text_rules(rules: &Rules, text: &str) -> Result<(), String> {
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let chars = text.chars().count() as u64;
+    if let Some(min) = rules.min_length.filter(|&min| chars < min) {
+        return Err(format!(
+            "the text is {chars} characters; at least {min} are needed"
+        ));
+    }
+    if let Some(max) = rules.max_length.filter(|&max| chars > max) {
+        return Err(format!(
+            "the text is {chars} characters; at most {max} are allowed"
+        ));
+    }
+    let Some(format) = rules.format else {
+        return Ok(());
+    };
+    match format {
+        TextFormat::Integer | TextFormat::Number => {
+            let number = parse_number(text, format == TextFormat::Integer)?;
+            let value = number.as_f64().unwrap_or(f64::NAN);
+            if let Some(min) = rules.minimum.filter(|&min| value < min) {
+                return Err(format!("{number} is less than the minimum, {min}"));
+            }
+            if let Some(max) = rules.maximum.filter(|&max| value > max) {
+                return Err(format!("{number} is more than the maximum, {max}"));
+            }
+            Ok(())
+        }
+        TextFormat::Email if !matches(format, text) => Err(format!(
+            "expected an email address (name@domain), got \"{}\"",
+            shortened(text)
+        )),
+        TextFormat::Uri if !matches(format, text) => Err(format!(
+            "expected an absolute URI such as https://example.com/, got \"{}\"",
+            shortened(text)
+        )),
+        TextFormat::Date
+            if !matches(format, text)
+                || chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_err() =>
+        {
+            Err(format!(
+                "expected a date as YYYY-MM-DD, got \"{}\"",
+                shortened(text)
+            ))
+        }
+        TextFormat::DateTime if chrono::DateTime::parse_from_rfc3339(text).is_err() => {
+            Err(format!(
+                "expected a date and time as RFC 3339 (2026-12-03T10:00:00Z), got \"{}\"",
+                shortened(text)
+            ))
+        }
+        TextFormat::JsonObject => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(_)) => Ok(()),
+            Ok(other) => Err(format!(
+                "expected a JSON object {{...}}, got {}",
+                describe(&other)
+            )),
+            Err(error) => Err(format!(
+                "expected a JSON object {{...}}, but it is not valid JSON: {error}"
+            )),
+        },
+        TextFormat::Email | TextFormat::Uri | TextFormat::Date | TextFormat::DateTime => Ok(()),
+    }
+}
+
+fn check_item_count(rules: &Rules, picked: usize) -> Result<(), String> {
+    let picked = picked as u64;
+    if let Some(min) = rules.min_items.filter(|&min| picked < min) {
+        return Err(format!("{picked} picked; pick at least {min}"));
+    }
+    if let Some(max) = rules.max_items.filter(|&max| picked > max) {
+        return Err(format!("{picked} picked; pick at most {max}"));
     }
     Ok(())
 }
@@ -209,6 +364,24 @@ pub fn check_answers(
             }
         }
     }
+    for id in unmet_conditions(request, &set.answers) {
+        let question = request.question(&id).expect("listed from the request");
+        // A value that was given but refused has its problem already.
+        if given
+            .get(&id)
+            .is_some_and(|value| !is_blank(question, value))
+        {
+            continue;
+        }
+        let condition = question.rules.required_if.as_ref().expect("listed for it");
+        problems.push(Problem::new(
+            format!("/{}", pointer_token(&id)),
+            format!(
+                "question \"{id}\" is required when \"{}\" is {}",
+                condition.question, condition.equals
+            ),
+        ));
+    }
     if problems.is_empty() {
         Ok(set)
     } else {
@@ -232,7 +405,26 @@ pub fn fill_defaults(request: &Request) -> Filled {
             None => {}
         }
     }
+    let unmet = unmet_conditions(request, &filled.set.answers);
+    filled.missing_required.extend(unmet);
     filled
+}
+
+/// Questions without an answer that are required because another question has the answer
+/// their `required_if` names.
+fn unmet_conditions(request: &Request, answers: &BTreeMap<String, Value>) -> Vec<String> {
+    request
+        .questions
+        .iter()
+        .filter(|q| !answers.contains_key(&q.id))
+        .filter(|q| {
+            q.rules
+                .required_if
+                .as_ref()
+                .is_some_and(|c| answers.get(&c.question) == Some(&c.equals))
+        })
+        .map(|q| q.id.clone())
+        .collect()
 }
 
 /// Turns command-line text (`--set QID=VALUE`, repeated for multi-choice) into the JSON value

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::answers::AnswerSet;
+use crate::dialects::dialect_reply;
+use crate::model::Request;
 use crate::problem::Problem;
 
 /// The protocol version written into every outcome.
@@ -96,6 +98,11 @@ pub struct Outcome {
     pub request_sha256: Option<String>,
     /// Which inbox wrote it: `<host>/<instance id>`.
     pub instance: String,
+    /// For requests written in another system's dialect (MCP elicitation, AskUserQuestion,
+    /// LangGraph HumanInterrupt): the outcome in that dialect's own answer shape, ready to
+    /// hand back to the agent. Absent for the inbox's own dialects and for rejected requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Value>,
 }
 
 impl Outcome {
@@ -121,6 +128,7 @@ impl Outcome {
             answered_at,
             request_sha256: None,
             instance: instance.into(),
+            reply: None,
         }
     }
 
@@ -143,6 +151,13 @@ impl Outcome {
 
     pub fn with_request_sha256(mut self, sha256: Option<String>) -> Outcome {
         self.request_sha256 = sha256;
+        self
+    }
+
+    /// Sets `reply` from the request the outcome settles (see [`dialect_reply`]). Call it
+    /// last, once status, answers and reason are final: the reply is computed from them.
+    pub fn with_reply(mut self, request: &Request) -> Outcome {
+        self.reply = dialect_reply(request, &self);
         self
     }
 

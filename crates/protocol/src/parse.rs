@@ -5,19 +5,25 @@
 //! meaning (choices present, defaults valid, patterns compile, ids unique and matching the
 //! file name). Meaning is checked per question even when another question is structurally
 //! broken, so an asker fixes everything in one go.
+//!
+//! The shape (the inbox's own three, or another system's dialect) is decided from the
+//! top-level keys before the structure pass, which then checks against that shape's schema
+//! only. The other dialects' meaning is in `src/dialects/`.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::answers::check_value;
+use crate::dialects::{ask_user, elicitation, interrupt};
 use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATTERN_CHARS};
-use crate::model::{Choice, Expiry, Question, QuestionKind, Request};
+use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
 use crate::problem::{pointer_token, Problem};
 use crate::schema::shape_validators;
-use crate::wire::{Envelope, Source, WireQuestion};
+use crate::wire::{ElicitationMode, RequestFields, Source, WireQuestion};
 
 /// Parses and validates one request file.
 ///
@@ -29,61 +35,63 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
     let mut problems = std::str::from_utf8(bytes)
         .map(duplicate_keys)
         .unwrap_or_default();
-    let (envelope, questions_at) = match &value {
-        Value::Array(_) => (None, ""),
-        Value::Object(map) if map.contains_key("interactiveQuestions") => {
-            (None, "/interactiveQuestions")
-        }
-        Value::Object(_) => (Some(()), "/questions"),
-        _ => {
-            return Err(vec![Problem::new(
-                "",
-                "a request must be a JSON object (the envelope, or {\"interactiveQuestions\": \
-                 [...]}) or an array of questions",
-            )])
+    let shape = match detect_shape(&value) {
+        Ok(shape) => shape,
+        Err(problem) => {
+            problems.push(problem);
+            return Err(problems);
         }
     };
-
-    let validators = shape_validators();
-    let validator = match (&value, envelope) {
-        (Value::Array(_), _) => &validators.questions,
-        (_, Some(())) => &validators.envelope,
-        _ => &validators.interactive,
-    };
-    problems.extend(validator.iter_errors(&value).map(schema_problem));
-
-    let raw_questions = questions_value(&value, questions_at);
-    let mut questions = Vec::new();
-    check_question_ids(raw_questions, questions_at, &mut problems);
-    for (index, raw) in raw_questions.iter().enumerate() {
-        let at = format!("{questions_at}/{index}");
-        // Structure problems of this question were reported by the schema pass.
-        if let Ok(wire) = serde_json::from_value::<WireQuestion>(raw.clone()) {
-            if let Some(question) = normalise_question(wire, index, &at, &mut problems) {
-                questions.push(question);
-            }
-        }
-    }
+    problems.extend(
+        shape_validators()
+            .of(shape)
+            .iter_errors(&value)
+            .map(schema_problem),
+    );
 
     let mut request = Request {
         id: file_id.map(str::to_owned),
         title: None,
         source: Source::default(),
-        questions,
+        questions: Vec::new(),
         confirm_title: None,
         confirm_description: None,
         mode: Default::default(),
         expiry: None,
         priority: Default::default(),
         sha256: sha256_hex(bytes),
+        origin: None,
     };
-    if envelope.is_some() {
-        check_envelope_fields(&value, file_id, &mut problems);
+    match shape {
+        Shape::Envelope => request.questions = own_questions(&value, "/questions", &mut problems),
+        Shape::Interactive => {
+            request.questions = own_questions(&value, "/interactiveQuestions", &mut problems)
+        }
+        Shape::Questions => request.questions = own_questions(&value, "", &mut problems),
+        Shape::Elicitation => elicitation::normalise(&value, bytes, &mut request, &mut problems),
+        Shape::AskUserQuestion => ask_user::normalise(&value, &mut request, &mut problems),
+        Shape::HumanInterrupt => {
+            interrupt::normalise(&value, bytes, "", &mut request, &mut problems)
+        }
+        Shape::HumanInterruptList => {
+            interrupt::normalise(&value, bytes, "/0", &mut request, &mut problems)
+        }
+    }
+
+    // Every shape but the two bare lists of questions may carry the envelope's fields.
+    let fields_at = match shape {
+        Shape::Interactive | Shape::Questions => None,
+        Shape::HumanInterruptList => Some("/0"),
+        _ => Some(""),
+    };
+    if let Some(at) = fields_at {
+        let fields = value.pointer(at).unwrap_or(&Value::Null);
+        check_envelope_fields(fields, at, file_id, &mut problems);
         if problems.is_empty() {
-            match serde_json::from_value::<Envelope>(value) {
-                Ok(envelope) => apply_envelope(&mut request, envelope),
+            match apply_fields(&mut request, fields, shape) {
+                Ok(()) => {}
                 // The schema pass accepts what serde accepts; this is a safety net.
-                Err(error) => problems.push(Problem::new("", error.to_string())),
+                Err(error) => problems.push(Problem::new(at, error.to_string())),
             }
         }
     }
@@ -93,6 +101,116 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
     } else {
         Err(problems)
     }
+}
+
+/// The shapes a request file may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Envelope,
+    Interactive,
+    Questions,
+    Elicitation,
+    AskUserQuestion,
+    HumanInterrupt,
+    HumanInterruptList,
+}
+
+/// Top-level keys that decide an object's shape, one group per family of shapes; keys of two
+/// groups in one object are refused. `questions` and `interactiveQuestions` are one family:
+/// when both are given the `interactiveQuestions` win, as they always have.
+const SHAPE_KEYS: [&[&str]; 3] = [
+    &["questions", "interactiveQuestions"],
+    &["requestedSchema", "elicitationId"],
+    &["action_request"],
+];
+
+/// Which shape a file is in, decided by its top-level keys alone (see docs/PROTOCOL.md,
+/// "Other question dialects"), so that a mistake inside one shape is reported as that
+/// shape's mistake and never makes the file "match" another shape by accident.
+pub(crate) fn detect_shape(value: &Value) -> Result<Shape, Problem> {
+    let map = match value {
+        Value::Array(items) => {
+            let interrupt = items
+                .first()
+                .is_some_and(|first| first.get("action_request").is_some());
+            return Ok(if interrupt {
+                Shape::HumanInterruptList
+            } else {
+                Shape::Questions
+            });
+        }
+        Value::Object(map) => map,
+        _ => {
+            return Err(Problem::new(
+                "",
+                "a request must be a JSON object (the envelope, {\"interactiveQuestions\": \
+                 [...]}, MCP elicitation params, AskUserQuestion input or a HumanInterrupt) \
+                 or an array (of questions, or one HumanInterrupt)",
+            ))
+        }
+    };
+    let found: Vec<&str> = SHAPE_KEYS
+        .iter()
+        .filter_map(|keys| keys.iter().copied().find(|k| map.contains_key(*k)))
+        .collect();
+    if let [first, second, ..] = found.as_slice() {
+        return Err(Problem::new(
+            "",
+            format!(
+                "\"{first}\" and \"{second}\" belong to different request shapes; a request \
+                 has one shape"
+            ),
+        ));
+    }
+    Ok(if map.contains_key("action_request") {
+        Shape::HumanInterrupt
+    } else if map.contains_key("requestedSchema") || map.contains_key("elicitationId") {
+        Shape::Elicitation
+    } else if map.contains_key("interactiveQuestions") {
+        Shape::Interactive
+    } else if map.get("questions").is_some_and(is_ask_user_question_list) {
+        Shape::AskUserQuestion
+    } else {
+        Shape::Envelope
+    })
+}
+
+/// AskUserQuestion's questions have no `type` (every envelope question must have one), and
+/// carry a `header`, `multiSelect`, or `options` made of objects (envelope options are
+/// strings).
+fn is_ask_user_question_list(questions: &Value) -> bool {
+    let Some(items) = questions.as_array() else {
+        return false;
+    };
+    let untyped = items
+        .iter()
+        .all(|item| item.is_object() && item.get("type").is_none());
+    let marked = items.iter().any(|item| {
+        item.get("header").is_some()
+            || item.get("multiSelect").is_some()
+            || item
+                .get("options")
+                .and_then(Value::as_array)
+                .is_some_and(|options| options.iter().any(Value::is_object))
+    });
+    untyped && marked
+}
+
+/// The questions of the inbox's own shapes (envelope, bare array, `interactiveQuestions`).
+fn own_questions(value: &Value, questions_at: &str, problems: &mut Vec<Problem>) -> Vec<Question> {
+    let raw_questions = questions_value(value, questions_at);
+    let mut questions = Vec::new();
+    check_question_ids(raw_questions, questions_at, problems);
+    for (index, raw) in raw_questions.iter().enumerate() {
+        let at = format!("{questions_at}/{index}");
+        // Structure problems of this question were reported by the schema pass.
+        if let Ok(wire) = serde_json::from_value::<WireQuestion>(raw.clone()) {
+            if let Some(question) = normalise_question(wire, index, &at, problems) {
+                questions.push(question);
+            }
+        }
+    }
+    questions
 }
 
 /// Hex SHA-256 of a file's bytes.
@@ -285,7 +403,7 @@ fn schema_problem(error: jsonschema::ValidationError<'_>) -> Problem {
     Problem::new(pointer, message)
 }
 
-fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     match text.char_indices().nth(60) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text.to_owned(),
@@ -327,7 +445,7 @@ fn check_question_ids(raw: &[Value], questions_at: &str, problems: &mut Vec<Prob
     }
 }
 
-fn positional_id(index: usize) -> String {
+pub(crate) fn positional_id(index: usize) -> String {
     format!("q{}", index + 1)
 }
 
@@ -349,18 +467,7 @@ fn normalise_question(
 
     let pattern = match (&wire.pattern, kind) {
         (Some(pattern), QuestionKind::Text) => {
-            if let Err(error) = regex::RegexBuilder::new(pattern)
-                .size_limit(MAX_PATTERN_CHARS * 1024)
-                .build()
-            {
-                problems.push(Problem::new(
-                    format!("{at}/pattern"),
-                    format!(
-                        "the pattern does not compile: {}",
-                        one_line(&error.to_string())
-                    ),
-                ));
-            }
+            check_pattern(pattern, &format!("{at}/pattern"), problems);
             Some(pattern.clone())
         }
         (Some(_), _) => {
@@ -389,6 +496,7 @@ fn normalise_question(
             .allow_custom
             .unwrap_or(dialect == crate::model::Dialect::Structured)
             && kind.has_choices(),
+        rules: Default::default(),
     };
 
     // Checked even when the question has other problems (a choice without options and a
@@ -405,7 +513,24 @@ fn normalise_question(
     (problems.len() == before).then_some(question)
 }
 
-fn default_message(message: String) -> String {
+/// A text question's pattern must compile, within a size bound a hostile pattern cannot
+/// blow up.
+pub(crate) fn check_pattern(pattern: &str, at: &str, problems: &mut Vec<Problem>) {
+    if let Err(error) = regex::RegexBuilder::new(pattern)
+        .size_limit(MAX_PATTERN_CHARS * 1024)
+        .build()
+    {
+        problems.push(Problem::new(
+            at,
+            format!(
+                "the pattern does not compile: {}",
+                one_line(&error.to_string())
+            ),
+        ));
+    }
+}
+
+pub(crate) fn default_message(message: String) -> String {
     format!("the default is not a valid answer: {message}")
 }
 
@@ -478,11 +603,17 @@ fn normalise_choices(wire: &WireQuestion, at: &str, problems: &mut Vec<Problem>)
     choices
 }
 
-fn check_envelope_fields(value: &Value, file_id: Option<&str>, problems: &mut Vec<Problem>) {
+/// Checks across envelope fields; `at` points at the object that holds them.
+fn check_envelope_fields(
+    value: &Value,
+    at: &str,
+    file_id: Option<&str>,
+    problems: &mut Vec<Problem>,
+) {
     if let (Some(body_id), Some(file_id)) = (value.get("id").and_then(Value::as_str), file_id) {
         if body_id != file_id {
             problems.push(Problem::new(
-                "/id",
+                format!("{at}/id"),
                 format!(
                     "the id \"{body_id}\" differs from the file name's id \"{file_id}\"; they \
                      must be equal"
@@ -492,27 +623,47 @@ fn check_envelope_fields(value: &Value, file_id: Option<&str>, problems: &mut Ve
     }
     if value.get("expires_at").is_some() && value.get("timeout_seconds").is_some() {
         problems.push(Problem::new(
-            "/timeout_seconds",
+            format!("{at}/timeout_seconds"),
             "give expires_at or timeout_seconds, not both",
         ));
     }
 }
 
-fn apply_envelope(request: &mut Request, envelope: Envelope) {
+/// `mode`, as each shape spells it.
+#[derive(Deserialize)]
+struct ModeOf<M> {
+    mode: Option<M>,
+}
+
+/// Applies the envelope fields (`value` is the object holding them) to a request whose
+/// questions are already in place. A title the shape derived stays unless one is given.
+fn apply_fields(request: &mut Request, value: &Value, shape: Shape) -> serde_json::Result<()> {
+    let fields = RequestFields::deserialize(value)?;
+    request.mode = if shape == Shape::Elicitation {
+        match ModeOf::<ElicitationMode>::deserialize(value)?.mode {
+            Some(ElicitationMode::Autonomous) => Mode::Autonomous,
+            // `url` was refused earlier; `form` is MCP's word for what the inbox does anyway.
+            _ => Mode::Interactive,
+        }
+    } else {
+        ModeOf::<Mode>::deserialize(value)?.mode.unwrap_or_default()
+    };
     if request.id.is_none() {
-        request.id = envelope.id;
+        request.id = fields.id;
     }
-    request.title = envelope.title;
-    request.source = envelope.source.unwrap_or_default();
-    request.confirm_title = envelope.confirm_title;
-    request.confirm_description = envelope.confirm_description;
-    request.mode = envelope.mode.unwrap_or_default();
-    request.priority = envelope.priority.unwrap_or_default();
-    request.expiry = match (envelope.expires_at, envelope.timeout_seconds) {
+    if fields.title.is_some() {
+        request.title = fields.title;
+    }
+    request.source = fields.source.unwrap_or_default();
+    request.confirm_title = fields.confirm_title;
+    request.confirm_description = fields.confirm_description;
+    request.priority = fields.priority.unwrap_or_default();
+    request.expiry = match (fields.expires_at, fields.timeout_seconds) {
         (Some(at), _) => Some(Expiry::At(at.to_utc())),
         (None, Some(seconds)) => Some(Expiry::After { seconds }),
         (None, None) => None,
     };
+    Ok(())
 }
 
 fn one_line(text: &str) -> String {

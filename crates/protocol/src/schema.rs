@@ -2,7 +2,7 @@
 //!
 //! The committed files under `schemas/` are these schemas, pretty-printed; a test fails when
 //! they drift from the types. The parser validates each request against the schema of its
-//! shape (not the `anyOf` of all three), so an error names the real problem instead of
+//! shape (not the `anyOf` of all of them), so an error names the real problem instead of
 //! "not valid under any of the schemas".
 
 use std::sync::OnceLock;
@@ -11,9 +11,13 @@ use jsonschema::Validator;
 use serde_json::Value;
 
 use crate::outcome::Outcome;
-use crate::wire::{Envelope, InteractiveQuestions, QuestionList, RequestFile};
+use crate::parse::Shape;
+use crate::wire::{
+    AskUserQuestion, Elicitation, Envelope, HumanInterrupt, HumanInterruptList,
+    InteractiveQuestions, QuestionList, RequestFile,
+};
 
-/// The schema of a request file (all three shapes).
+/// The schema of a request file (all its shapes).
 pub fn request_schema() -> Value {
     schema_for::<RequestFile>()
 }
@@ -77,11 +81,29 @@ fn strip_null(schema: &mut Value) {
     }
 }
 
-/// Validators for the three request shapes, built once.
+/// Validators for the request shapes, built once.
 pub(crate) struct ShapeValidators {
-    pub envelope: Validator,
-    pub interactive: Validator,
-    pub questions: Validator,
+    envelope: Validator,
+    interactive: Validator,
+    questions: Validator,
+    elicitation: Validator,
+    ask_user_question: Validator,
+    human_interrupt: Validator,
+    human_interrupt_list: Validator,
+}
+
+impl ShapeValidators {
+    pub(crate) fn of(&self, shape: Shape) -> &Validator {
+        match shape {
+            Shape::Envelope => &self.envelope,
+            Shape::Interactive => &self.interactive,
+            Shape::Questions => &self.questions,
+            Shape::Elicitation => &self.elicitation,
+            Shape::AskUserQuestion => &self.ask_user_question,
+            Shape::HumanInterrupt => &self.human_interrupt,
+            Shape::HumanInterruptList => &self.human_interrupt_list,
+        }
+    }
 }
 
 pub(crate) fn shape_validators() -> &'static ShapeValidators {
@@ -90,6 +112,10 @@ pub(crate) fn shape_validators() -> &'static ShapeValidators {
         envelope: build(schema_for::<Envelope>()),
         interactive: build(schema_for::<InteractiveQuestions>()),
         questions: build(schema_for::<QuestionList>()),
+        elicitation: build(schema_for::<Elicitation>()),
+        ask_user_question: build(schema_for::<AskUserQuestion>()),
+        human_interrupt: build(schema_for::<HumanInterrupt>()),
+        human_interrupt_list: build(schema_for::<HumanInterruptList>()),
     })
 }
 

@@ -17,7 +17,9 @@ use serde_json::Value;
 
 use crate::id::ID_PATTERN;
 
-/// A request file: one batch of questions, in any of the three accepted shapes.
+/// A request file: one batch of questions, in any of the accepted shapes. Which shape a file
+/// is in is decided by its top-level keys (see `parse::detect_shape` and docs/PROTOCOL.md), not
+/// by trying each in turn.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 #[schemars(title = "Answer Inbox request")]
@@ -28,11 +30,35 @@ pub enum RequestFile {
     Interactive(InteractiveQuestions),
     /// A bare array of questions.
     Questions(QuestionList),
+    /// MCP `elicitation/create` params (form mode), optionally with envelope fields.
+    Elicitation(Box<Elicitation>),
+    /// Claude Code's AskUserQuestion tool input, optionally with envelope fields.
+    AskUserQuestion(Box<AskUserQuestion>),
+    /// LangGraph Agent Inbox's HumanInterrupt, optionally with envelope fields.
+    HumanInterrupt(Box<HumanInterrupt>),
+    /// A one-element list of HumanInterrupt, as LangGraph's `interrupt()` is given.
+    HumanInterruptList(HumanInterruptList),
 }
 
 /// The request envelope.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Envelope {
+    #[serde(flatten)]
+    pub fields: RequestFields,
+    /// The questions, asked together as one batch.
+    pub questions: QuestionList,
+    /// `interactive` (default): wait for the operator. `autonomous`: answer at once with
+    /// defaults when every required question has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<WireMode>,
+}
+
+/// The envelope's fields besides `questions` and `mode`: every object shape may carry them,
+/// so that an asker writing another dialect can still say who it is, when the request
+/// expires and how urgent it is. (`mode` is not here because the MCP elicitation shape has a
+/// `mode` of its own.)
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RequestFields {
     /// Protocol version. Only 1 exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1))]
@@ -48,8 +74,6 @@ pub struct Envelope {
     /// Who is asking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
-    /// The questions, asked together as one batch.
-    pub questions: QuestionList,
     /// Title of the confirmation screen that ends a batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 200))]
@@ -58,10 +82,6 @@ pub struct Envelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 20000))]
     pub confirm_description: Option<String>,
-    /// `interactive` (default): wait for the operator. `autonomous`: answer at once with
-    /// defaults when every required question has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<WireMode>,
     /// When the request expires (RFC 3339). Not together with `timeout_seconds`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<DateTime<FixedOffset>>,
@@ -104,6 +124,14 @@ pub struct Source {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 2000))]
     pub url: Option<String>,
+    /// The asker's working directory, so the operator sees where an agent works.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 4096))]
+    pub cwd: Option<String>,
+    /// The project the asker works in (a name, not a path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 200))]
+    pub project: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }
@@ -223,4 +251,261 @@ pub enum WirePriority {
     Normal,
     High,
     Critical,
+}
+
+/// MCP's `elicitation/create` params in form mode: a message and a flat object schema whose
+/// properties are the questions. Envelope fields may sit beside them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Elicitation {
+    #[serde(flatten)]
+    pub fields: RequestFields,
+    /// What the asker wants and why (markdown): shown above the first question.
+    #[schemars(length(max = 20000))]
+    pub message: String,
+    #[serde(rename = "requestedSchema")]
+    pub requested_schema: ElicitationSchema,
+    /// The inbox's `interactive`/`autonomous`, or MCP's own `form` (the same as
+    /// `interactive`). MCP's `url` mode is refused: it sends the user to a web page, which
+    /// the inbox cannot answer for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ElicitationMode>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitationMode {
+    Interactive,
+    Autonomous,
+    Form,
+    Url,
+}
+
+/// MCP's restricted JSON Schema: an object of primitive properties, no nesting.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ElicitationSchema {
+    #[serde(rename = "type")]
+    pub kind: ObjectType,
+    /// Property name to property schema; asked in the order written.
+    #[schemars(extend("maxProperties" = 50))]
+    pub properties: BTreeMap<String, ElicitProperty>,
+    /// Names of the properties the operator must answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 50))]
+    pub required: Option<Vec<String>>,
+}
+
+/// The only schema type a requested schema may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectType {
+    Object,
+}
+
+/// One property of a requested schema. Every keyword MCP allows is typed here; which of them
+/// fit together (e.g. `minimum` only on numbers) is checked when it is turned into a
+/// question, so the problem can name the property and say what does not fit.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ElicitProperty {
+    #[serde(rename = "type")]
+    pub kind: ElicitPropertyType,
+    /// The question text (defaults to the property name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 2000))]
+    pub title: Option<String>,
+    /// Help for the question (markdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    #[serde(rename = "minLength", default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    #[serde(rename = "maxLength", default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<StringFormat>,
+    /// Not in MCP's subset, but plain JSON Schema and a text question's own rule, so kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1000))]
+    pub pattern: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<f64>,
+    /// Single select: the allowed values.
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100), inner(length(min = 1, max = 500)))]
+    pub values: Option<Vec<String>>,
+    /// Single select (legacy): a label per `enum` value.
+    #[serde(rename = "enumNames", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 100), inner(length(min = 1, max = 500)))]
+    pub value_names: Option<Vec<String>>,
+    /// Single select with labels.
+    #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub one_of: Option<Vec<TitledValue>>,
+    /// Multi-select (`type: array`): what may be picked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<ElicitItems>,
+    #[serde(rename = "minItems", default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    #[serde(rename = "maxItems", default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+}
+
+/// (No doc comment per variant: that would turn the schema's `enum` into a `oneOf`.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitPropertyType {
+    String,
+    Number,
+    Integer,
+    Boolean,
+    Array,
+}
+
+impl ElicitPropertyType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ElicitPropertyType::String => "string",
+            ElicitPropertyType::Number => "number",
+            ElicitPropertyType::Integer => "integer",
+            ElicitPropertyType::Boolean => "boolean",
+            ElicitPropertyType::Array => "array",
+        }
+    }
+}
+
+/// The string formats MCP allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum StringFormat {
+    Email,
+    Uri,
+    Date,
+    DateTime,
+}
+
+/// The items of a multi-select: `enum` (values are their own labels) or `anyOf` (with
+/// titles).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ElicitItems {
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<StringType>,
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100), inner(length(min = 1, max = 500)))]
+    pub values: Option<Vec<String>>,
+    #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub any_of: Option<Vec<TitledValue>>,
+}
+
+/// Multi-select items are strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StringType {
+    String,
+}
+
+/// `{"const": value, "title": label}`: one choice of a titled enum.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TitledValue {
+    #[serde(rename = "const")]
+    #[schemars(length(min = 1, max = 500))]
+    pub value: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 500))]
+    pub title: Option<String>,
+}
+
+/// Claude Code's AskUserQuestion tool input: `{"questions": [...]}` whose questions have a
+/// `header`, `options` as objects and `multiSelect`, and no `type`. Envelope fields may sit
+/// beside them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AskUserQuestion {
+    #[serde(flatten)]
+    pub fields: RequestFields,
+    #[schemars(length(min = 1, max = 50))]
+    pub questions: Vec<AskedQuestion>,
+    /// As in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<WireMode>,
+}
+
+/// One AskUserQuestion question.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AskedQuestion {
+    /// The question text; also the key of its answer in the reply.
+    #[schemars(length(min = 1, max = 2000))]
+    pub question: String,
+    /// Short tab label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 64))]
+    pub header: Option<String>,
+    #[schemars(length(min = 1, max = 100))]
+    pub options: Vec<AskedOption>,
+    /// Whether several options may be picked. Defaults to false.
+    #[serde(
+        rename = "multiSelect",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub multi_select: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AskedOption {
+    /// The option; also its value in the reply.
+    #[schemars(length(min = 1, max = 500))]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+}
+
+/// LangGraph Agent Inbox's HumanInterrupt: an action the agent wants to take, and how the
+/// operator may respond to it. Envelope fields may sit beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct HumanInterrupt {
+    #[serde(flatten)]
+    pub fields: RequestFields,
+    pub action_request: ActionRequest,
+    pub config: InterruptConfig,
+    /// Markdown shown with the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+    /// As in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<WireMode>,
+}
+
+/// `[HumanInterrupt]`: LangGraph's `interrupt()` takes a list. The inbox asks one interrupt
+/// per request; a longer list is refused when it is read, with a message that says so (the
+/// schema's "has more than 1 item" would not).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct HumanInterruptList(#[schemars(length(min = 1))] pub Vec<HumanInterrupt>);
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ActionRequest {
+    /// The tool or action name.
+    #[schemars(length(min = 1, max = 200))]
+    pub action: String,
+    /// Its arguments.
+    pub args: serde_json::Map<String, Value>,
+}
+
+/// Which responses the operator may give; at least one must be allowed. A missing key is
+/// `false`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct InterruptConfig {
+    #[serde(default)]
+    pub allow_accept: bool,
+    #[serde(default)]
+    pub allow_edit: bool,
+    #[serde(default)]
+    pub allow_respond: bool,
+    #[serde(default)]
+    pub allow_ignore: bool,
 }

@@ -256,6 +256,7 @@ fn question_spec() -> impl Strategy<Value = QuestionSpec> {
                             pattern,
                             allow_custom: has_choices
                                 && allow.unwrap_or(dialect == Dialect::Structured),
+                            rules: Default::default(),
                         },
                         positional,
                         omit_defaults,
@@ -293,16 +294,24 @@ fn source() -> impl Strategy<Value = Source> {
         proptest::option::of(text(15)),
         proptest::option::of(text(15)),
         proptest::option::of(text(30)),
+        (
+            proptest::option::of(text(60)),
+            proptest::option::of(text(15)),
+        ),
         prop::collection::btree_map("x-[a-z]{1,5}", simple_json(), 0..3),
     )
-        .prop_map(|(app, run, tool, host, url, extra)| Source {
-            app,
-            run,
-            tool,
-            host,
-            url,
-            extra,
-        })
+        .prop_map(
+            |(app, run, tool, host, url, (cwd, project), extra)| Source {
+                app,
+                run,
+                tool,
+                host,
+                url,
+                cwd,
+                project,
+                extra,
+            },
+        )
 }
 
 fn timestamp() -> impl Strategy<Value = DateTime<FixedOffset>> {
@@ -541,6 +550,7 @@ fn expected(spec: &RequestSpec, bytes: &[u8]) -> Request {
         },
         priority: spec.priority.unwrap_or_default(),
         sha256: sha256_hex(bytes),
+        origin: None,
     }
 }
 
@@ -613,14 +623,18 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
             proptest::option::of(prop::collection::vec(problem, 0..3)),
             proptest::option::of("[0-9a-f]{64}"),
         ),
-        timestamp(),
+        (
+            timestamp(),
+            // `null` reads back as no reply, and no inbox writes one.
+            proptest::option::of(simple_json().prop_filter("not null", |v| !v.is_null())),
+        ),
     )
         .prop_map(
             |(
                 (id, status, answered_by, instance),
                 (answers, custom, defaulted),
                 (notes, reason, errors, request_sha256),
-                at,
+                (at, reply),
             )| Outcome {
                 inbox: 1,
                 id,
@@ -635,6 +649,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 answered_at: at.to_utc(),
                 request_sha256,
                 instance,
+                reply,
             },
         )
 }

@@ -35,7 +35,7 @@ fn outcome_schema_is_committed() {
 
 #[test]
 fn committed_request_schema_accepts_the_examples_the_parser_accepts() {
-    // The whole-file schema (anyOf of the three shapes) must agree with the parser on
+    // The whole-file schema (anyOf of all the shapes) must agree with the parser on
     // structurally valid files.
     let validator = jsonschema::validator_for(&request_schema()).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/requests");
@@ -44,6 +44,11 @@ fn committed_request_schema_accepts_the_examples_the_parser_accepts() {
         "interactive-wrapper",
         "structured-batch",
         "envelope-full",
+        "elicitation-form",
+        "elicitation-confirm-only",
+        "ask-user-question",
+        "human-interrupt",
+        "human-interrupt-list",
     ] {
         let value: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join(format!("{name}.json"))).unwrap())
@@ -56,4 +61,18 @@ fn committed_request_schema_accepts_the_examples_the_parser_accepts() {
     let wrong: serde_json::Value =
         serde_json::json!({"inbox": 1, "questions": [{"question": "x", "type": "dropdown"}]});
     assert!(!validator.is_valid(&wrong));
+    // Structural mistakes in the other shapes are caught too.
+    for wrong in [
+        serde_json::json!({"message": "m", "requestedSchema": {"type": "object",
+            "properties": {"a": {"type": "object"}}}}),
+        serde_json::json!({"questions": [{"question": "x", "header": "h",
+            "options": [{"label": "a"}], "multiSelect": "no"}]}),
+        serde_json::json!({"action_request": {"action": "a", "args": []},
+            "config": {"allow_accept": true}}),
+    ] {
+        assert!(
+            !validator.is_valid(&wrong),
+            "{wrong} should not satisfy the schema"
+        );
+    }
 }

@@ -13,9 +13,9 @@ import {
 import { historyEntry, outcome, row } from './testing';
 
 const rows = [
-  row({ id: 'deploy-1', title: 'Deploy Billing', source: { app: 'release-bot', run: 'build-7', tool: 'deploy', host: 'ci-03', url: null } }),
-  row({ id: 'cache-2', title: 'Set up the cache', source: { app: 'crush', run: 'session-4e07', tool: null, host: null, url: null } }),
-  row({ id: 'rotate-3', title: 'Weekly log rotation', source: { app: null, run: null, tool: null, host: 'build-host', url: null } }),
+  row({ id: 'deploy-1', title: 'Deploy Billing', source: { app: 'release-bot', run: 'build-7', tool: 'deploy', host: 'ci-03', project: null, cwd: null, url: null } }),
+  row({ id: 'cache-2', title: 'Set up the cache', source: { app: 'crush', run: 'session-4e07', tool: null, host: null, project: null, cwd: null, url: null } }),
+  row({ id: 'rotate-3', title: 'Weekly log rotation', source: { app: null, run: null, tool: null, host: 'build-host', project: null, cwd: null, url: null } }),
 ];
 
 describe('haystacks', () => {
@@ -28,7 +28,7 @@ describe('haystacks', () => {
   });
 
   it('leave the source url out (it is not shown in the row)', () => {
-    const hay = rowHaystack(row({ source: { app: null, run: null, tool: null, host: null, url: 'https://secret.example' } }));
+    const hay = rowHaystack(row({ source: { app: null, run: null, tool: null, host: null, project: null, cwd: null, url: 'https://secret.example' } }));
     expect(hay).not.toContain('secret');
   });
 
@@ -108,7 +108,7 @@ describe('filterIndexed', () => {
 
 describe('sourceApps', () => {
   it('lists distinct apps, sorted, without blanks', () => {
-    const list = indexRows([...rows, row({ id: 'x', source: { app: 'crush', run: null, tool: null, host: null, url: null } })]);
+    const list = indexRows([...rows, row({ id: 'x', source: { app: 'crush', run: null, tool: null, host: null, project: null, cwd: null, url: null } })]);
     expect(sourceApps(list)).toEqual(['crush', 'release-bot']);
   });
 

@@ -20,8 +20,8 @@ function join(parts: Array<string | null | undefined>): string {
 
 /** Title, id and every source field. */
 export function rowHaystack(row: RowView): string {
-  const { app, run, tool, host } = row.source;
-  return join([row.title, row.id, app, run, tool, host]);
+  const { app, run, tool, host, project } = row.source;
+  return join([row.title, row.id, app, run, tool, host, project]);
 }
 
 /** A row's haystack plus who settled it, the answers in words and the reason. */

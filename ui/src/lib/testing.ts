@@ -11,7 +11,7 @@ export function row(overrides: Partial<RowView> = {}): RowView {
     id: 'req-1',
     state: 'pending',
     title: 'Deploy the billing service',
-    source: { app: 'release-bot', run: 'build-1187', tool: null, host: null, url: null },
+    source: { app: 'release-bot', run: 'build-1187', tool: null, host: null, project: null, cwd: null, url: null },
     priority: 'normal',
     autonomous: false,
     question_count: 1,

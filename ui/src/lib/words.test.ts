@@ -40,6 +40,9 @@ describe('labels', () => {
   it('joins the source fields that are set', () => {
     expect(sourceText({ app: 'release-bot', run: 'build-7', tool: null, host: 'ci' })).toBe('release-bot / build-7 / ci');
     expect(sourceText({ app: null, run: null, tool: null, host: null })).toBe('');
+    expect(sourceText({ app: 'claude-code', run: 's-4', tool: 'ask_operator', host: null, project: 'shop-api' })).toBe(
+      'shop-api · claude-code / s-4 / ask_operator',
+    );
   });
 });
 

@@ -78,6 +78,14 @@ export function toIpcError(error: unknown): IpcError {
 }
 
 /** "release-bot / build-1187 / deploy / ci-03": the source fields that are set. */
-export function sourceText(source: { app: string | null; run: string | null; tool: string | null; host: string | null }): string {
-  return [source.app, source.run, source.tool, source.host].filter((part) => !!part).join(' / ');
+/** Who is asking, most telling first: `shop-api · claude-code / session-4 / ask_operator / ci-3`. */
+export function sourceText(source: {
+  app: string | null;
+  run: string | null;
+  tool: string | null;
+  host: string | null;
+  project?: string | null;
+}): string {
+  const who = [source.app, source.run, source.tool, source.host].filter((part) => !!part).join(' / ');
+  return [source.project, who].filter((part) => !!part).join(' · ');
 }

@@ -5,6 +5,11 @@
  */
 export type SourceView = { app: string | null, run: string | null, tool: string | null, host: string | null, 
 /**
+ * The project the asker works in, and its working directory (agents asking through
+ * `answer-inbox mcp` set both), so the operator sees which checkout is asking.
+ */
+project: string | null, cwd: string | null, 
+/**
  * Only `http`/`https` links survive; anything else is dropped.
  */
 url: string | null, };

@@ -1,0 +1,62 @@
+//! Request dialects of other systems: MCP elicitation, Claude Code's AskUserQuestion and
+//! LangGraph Agent Inbox's HumanInterrupt.
+//!
+//! Each module turns its dialect into the one model (called from [`crate::parse`], after the
+//! schema pass) and turns an outcome back into that dialect's own answer shape, so an agent
+//! gets back what its framework would have given it had a person answered in place.
+
+pub(crate) mod ask_user;
+pub(crate) mod elicitation;
+pub(crate) mod interrupt;
+
+use serde_json::Value;
+
+use crate::model::{Origin, Request};
+use crate::outcome::{Outcome, OutcomeStatus};
+
+/// The outcome in the request's own dialect, for the outcome's `reply` field: an MCP
+/// ElicitResult, AskUserQuestion's `{"answers": ...}`, or a LangGraph HumanResponse.
+///
+/// `None` for the inbox's own dialects (their answer is the outcome itself) and for
+/// `rejected` outcomes (a request that did not parse has no dialect). Pure: the same
+/// request and outcome always give the same reply.
+///
+/// ```
+/// use inbox_protocol::{dialect_reply, parse_request, Outcome, OutcomeStatus};
+///
+/// let body = br#"{"message": "Who reviews it?", "requestedSchema": {"type": "object",
+///     "properties": {"reviewer": {"type": "string"}}, "required": ["reviewer"]}}"#;
+/// let request = parse_request(body, Some("r1")).unwrap();
+/// let declined = Outcome::new("r1", OutcomeStatus::Declined, "operator:ann", "h/i",
+///     chrono::Utc::now()).with_reason("not now");
+/// assert_eq!(dialect_reply(&request, &declined), Some(serde_json::json!({"action": "decline"})));
+/// ```
+pub fn dialect_reply(request: &Request, outcome: &Outcome) -> Option<Value> {
+    let origin = request.origin.as_ref()?;
+    if outcome.status == OutcomeStatus::Rejected {
+        return None;
+    }
+    Some(match origin {
+        Origin::Elicitation { fields } => elicitation::reply(fields, outcome),
+        Origin::AskUserQuestion { questions } => ask_user::reply(questions, outcome),
+        Origin::HumanInterrupt { action, list, .. } => interrupt::reply(action, *list, outcome),
+    })
+}
+
+/// The first line of a text, cut to `max` characters: a title for a dialect that has only a
+/// message.
+pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(cut(line, max))
+}
+
+/// `text` cut to at most `max` characters, marked with an ellipsis when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some(_) => {
+            let keep: String = text.chars().take(max.saturating_sub(1)).collect();
+            format!("{keep}…")
+        }
+        None => text.to_owned(),
+    }
+}
