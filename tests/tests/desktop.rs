@@ -811,3 +811,63 @@ async fn a_catastrophic_pattern_cannot_freeze_the_window() {
     assert_eq!(outcome["answers"]["branch"], "aab");
     d.finish().await;
 }
+
+/// An agent asking through MCP elicitation is answered in the window like any request, and
+/// gets its answer back in its own shape: `accept` with typed content.
+#[tokio::test]
+async fn an_mcp_elicitation_is_answered_in_the_window_and_replied_in_its_shape() {
+    let d = Desktop::start().await;
+    d.place_request(
+        "elicit-1",
+        r#"{"source": {"app": "claude-code", "project": "shop", "cwd": "/home/dana/src/shop"},
+            "message": "Create the **billing** service.",
+            "requestedSchema": {"type": "object", "properties": {
+              "name": {"type": "string", "title": "Service name"},
+              "replicas": {"type": "integer", "title": "Replicas", "minimum": 1, "maximum": 10},
+              "public": {"type": "boolean", "title": "Reachable from the internet?"},
+              "tier": {"type": "string", "title": "Tier", "enum": ["s", "m", "l"],
+                       "enumNames": ["Small", "Medium", "Large"]}},
+            "required": ["name", "replicas", "public", "tier"]}}"#,
+    );
+    d.open("elicit-1").await;
+    let source = d.text("[data-testid=source]").await;
+    assert!(
+        source.contains("shop") && source.contains("claude-code"),
+        "{source}"
+    );
+    assert!(d
+        .text("[data-testid=source-cwd]")
+        .await
+        .contains("/home/dana/src/shop"));
+
+    let name = d.question(0, "name").await;
+    let input = d.find_in(&name, "[data-testid=text-input], textarea").await;
+    d.type_into(&input, "billing").await;
+    let replicas = d.question(1, "replicas").await;
+    let input = d
+        .find_in(&replicas, "[data-testid=text-input], textarea")
+        .await;
+    d.type_into(&input, "3").await;
+    let public = d.question(2, "public").await;
+    let no = d.find_in(&public, "[data-testid=no]").await;
+    d.click_element(&no).await;
+    let tier = d.question(3, "tier").await;
+    let large = tier
+        .find(fantoccini::Locator::Css("input[type=radio][value=l]"))
+        .await
+        .unwrap();
+    d.click_element(&large).await;
+    d.screenshot("elicitation").await;
+    d.click("[data-testid=review]").await;
+    d.submit().await;
+
+    let outcome = d.wait_for_outcome("elicit-1").await;
+    assert_eq!(outcome["status"], "answered", "{outcome:#}");
+    assert_eq!(
+        outcome["reply"],
+        json!({"action": "accept", "content":
+               {"name": "billing", "replicas": 3, "public": false, "tier": "l"}}),
+        "{outcome:#}"
+    );
+    d.finish().await;
+}

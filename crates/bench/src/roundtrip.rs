@@ -5,14 +5,14 @@
 //! a bare watcher on `questions/` and `answers/`. The same watcher's event for the request
 //! itself is the bare latency of the same drop.
 //!
-//! (b) No engine. `wait_for_outcome` (what `ask --wait` runs) waits on its own thread; then
+//! (b) No engine. `inbox_client::Asker::wait` (what `ask --wait` runs) waits on its own thread; then
 //! `Spool::write_outcome` places the outcome (temp file, fsync, link, directory fsync). The
 //! wake-up ends when the wait has returned the parsed outcome; a bare watcher on `answers/`
 //! times the same placement.
 
 use std::time::{Duration, Instant};
 
-use inbox_engine::wait::{wait_for_outcome, Waited};
+use inbox_client::{AskOptions, Asker, Reply};
 use inbox_engine::{Area, Event, Placed, Spool};
 
 use crate::fixtures::{self, Staged};
@@ -47,7 +47,7 @@ pub fn run(n: usize) -> anyhow::Result<()> {
                 &bare_b,
             ),
             Summary::row(
-                "(b) `ask --wait` wake-up: `write_outcome` called → `wait_for_outcome` returned",
+                "(b) `ask --wait` wake-up: `write_outcome` called → `Asker::wait` returned",
                 &wake_up,
             ),
             Summary::row(
@@ -111,9 +111,9 @@ fn wake_up(n: usize) -> anyhow::Result<(Summary, Summary, Summary)> {
     for i in 0..WARMUP + n {
         let id = fixtures::id("wait", i);
         let waiter = {
-            let (spool, id) = (spool.clone(), id.clone());
+            let (asker, id) = (Asker::from_spool(spool.clone()), id.clone());
             std::thread::spawn(move || {
-                let waited = wait_for_outcome(&spool, &id, Some(PATIENCE));
+                let waited = asker.wait(&id, &AskOptions::default().with_timeout(PATIENCE));
                 (Instant::now(), waited)
             })
         };
@@ -133,7 +133,7 @@ fn wake_up(n: usize) -> anyhow::Result<(Summary, Summary, Summary)> {
             .join()
             .map_err(|_| anyhow::anyhow!("the waiting thread panicked"))?;
         match waited? {
-            Waited::Settled(outcome) if outcome.id == id => {}
+            Reply::Settled(outcome) if outcome.id == id => {}
             other => anyhow::bail!("the wait for {id} ended with {other:?}"),
         }
         if i >= WARMUP {

@@ -68,6 +68,7 @@ pub enum Command {
     Watch(WatchArgs),
     Schema(SchemaArgs),
     Demo(DemoArgs),
+    Mcp(McpArgs),
 }
 
 /// Validate request files without placing them.
@@ -246,6 +247,45 @@ pub enum SchemaKind {
     inbox) and an approval gate. Ids are fresh on every run; each placed id is printed."
 )]
 pub struct DemoArgs {}
+
+/// Serve the `ask_operator` tool to AI agents: an MCP server on standard input and output.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Serve Answer Inbox to AI agents: an MCP (Model Context Protocol) server on \
+    standard input and output, with one tool, `ask_operator`.\n\n\
+    An agent calls it with a batch of structured questions (yes/no, single or multiple \
+    choice, free text). The request is validated and placed in the spool as `ask` does, and \
+    the call returns once the request is settled: the operator's answers (as structured \
+    content and as text), or a clear decline, expiry or cancel. Invalid questions come back \
+    as a tool error naming every problem. While a call waits, the server sends progress \
+    notifications if the client asked for them; a call the client cancels, or a client that \
+    disconnects, withdraws its request (its tombstone is placed).\n\n\
+    Each request says who asks in its `source`: the MCP client's name (app), this session \
+    (run), the tool, the host, the working directory and the project (the git repository \
+    containing it, else its directory name).\n\n\
+    Add it to an MCP host as a stdio server: command `answer-inbox`, arguments `mcp` (and \
+    `--spool DIR` unless the default spool or ANSWER_INBOX_DIR is right). An inbox (`watch` \
+    or the desktop app) on the same spool tells the operator. Standard output carries the \
+    protocol only; warnings go to standard error.",
+    after_help = "Example host configuration (Claude Desktop, Cursor, ...):\n  \
+        {\"mcpServers\": {\"answer-inbox\": {\"command\": \"answer-inbox\", \"args\": [\"mcp\"]}}}"
+)]
+pub struct McpArgs {
+    /// The project named in each request's source [default: the git repository containing
+    /// the working directory, else the directory's name].
+    #[arg(long, env = "ANSWER_INBOX_PROJECT", value_name = "NAME")]
+    pub project: Option<String>,
+
+    /// The working directory named in each request's source, for hosts that start servers
+    /// elsewhere than the agent works [default: this process's working directory].
+    #[arg(long, env = "ANSWER_INBOX_CWD", value_name = "DIR", value_parser = path_or_empty())]
+    pub cwd: Option<PathBuf>,
+
+    /// Seconds between progress notifications while a call waits (sent only to clients
+    /// that asked for progress).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_seconds)]
+    pub progress_every: Duration,
+}
 
 /// A path that may be empty: `ANSWER_INBOX_DIR=` means "not set", as for most tools, and
 /// the default applies (clap's own path parser refuses empty values).

@@ -6,6 +6,7 @@ mod commands;
 mod exit;
 mod input;
 mod locations;
+mod mcp;
 mod output;
 mod render;
 
@@ -43,6 +44,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Watch(args) => commands::watch::run(locations, args),
         Command::Schema(args) => commands::schema::run(args),
         Command::Demo(_) => commands::demo::run(locations),
+        Command::Mcp(args) => commands::mcp::run(locations, args),
     }
 }
 

@@ -9,7 +9,6 @@
 //! - [`faults`]: fault points for the reliability tests (compiled out by default).
 //! - [`demo`]: demo requests to try the inbox with.
 //! - [`locations`]: the default spool and database, opened safely.
-//! - [`wait`]: the asker's side: wait for one request's outcome.
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
@@ -22,7 +21,6 @@ pub mod notifier;
 pub mod policy;
 pub mod spool;
 pub mod store;
-pub mod wait;
 pub mod watcher;
 
 pub use engine::{Engine, EngineError, SettleError};

@@ -509,44 +509,6 @@ fn the_loop_expires_requests_on_time() {
     handle.join().unwrap();
 }
 
-#[test]
-fn waiting_askers_wake_on_outcome_or_cancel() {
-    let fx = Fixture::new();
-    let spool = fx.spool.clone();
-    let waiter = std::thread::spawn(move || {
-        inbox_engine::wait::wait_for_outcome(&spool, "w", Some(Duration::from_secs(20)))
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    let outcome = Outcome::new(
-        "w",
-        OutcomeStatus::Answered,
-        "operator:ann",
-        "h/i",
-        Utc::now(),
-    );
-    fx.spool
-        .write_outcome("w", &outcome.to_file_bytes())
-        .unwrap();
-    assert_eq!(
-        waiter.join().unwrap().unwrap(),
-        inbox_engine::wait::Waited::Settled(outcome)
-    );
-
-    let spool = fx.spool.clone();
-    let waiter =
-        std::thread::spawn(move || inbox_engine::wait::wait_for_outcome(&spool, "c", None));
-    fx.spool.place_tombstone("c", "").unwrap();
-    assert_eq!(
-        waiter.join().unwrap().unwrap(),
-        inbox_engine::wait::Waited::Cancelled
-    );
-
-    let timed_out =
-        inbox_engine::wait::wait_for_outcome(&fx.spool, "never", Some(Duration::from_millis(50)))
-            .unwrap();
-    assert_eq!(timed_out, inbox_engine::wait::Waited::TimedOut);
-}
-
 /// One-shot CLI commands share the loop's database and record what they do there first; the
 /// loop must still report each change once, and apply its policies to requests the CLI
 /// ingested before the loop saw them (likely when polling).

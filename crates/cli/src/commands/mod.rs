@@ -7,6 +7,7 @@ pub mod cancel;
 pub mod check;
 pub mod demo;
 pub mod list;
+pub mod mcp;
 pub mod schema;
 pub mod show;
 pub mod watch;

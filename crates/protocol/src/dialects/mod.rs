@@ -44,10 +44,15 @@ pub fn dialect_reply(request: &Request, outcome: &Outcome) -> Option<Value> {
 }
 
 /// The first line of a text, cut to `max` characters: a title for a dialect that has only a
-/// message.
+/// message. The message is markdown but a title is plain text (lists, notifications, the
+/// window's heading), so the common markup is dropped: a heading's or quote's leading marks,
+/// strong emphasis and code spans. Single `*` and `_` stay, since `create_service` is a name.
 pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
-    Some(cut(line, max))
+    let line = line.trim_start_matches(['#', '>']).trim_start();
+    let plain = line.replace("**", "").replace("__", "").replace('`', "");
+    let plain = plain.trim();
+    (!plain.is_empty()).then(|| cut(plain, max))
 }
 
 /// `text` cut to at most `max` characters, marked with an ellipsis when cut.

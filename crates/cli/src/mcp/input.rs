@@ -1,0 +1,403 @@
+//! The tool's input: its JSON Schema (what a model sees), and its translation into a request
+//! in the protocol's structured dialect.
+//!
+//! The arguments are translated from raw JSON rather than deserialised into
+//! [`AskOperatorInput`]: a wrong type or a missing field would then be a JSON-RPC error the
+//! model may never see, where every problem should come back as one tool error with a
+//! pointer, as `answer-inbox check` reports them. The input mirrors the request envelope, so
+//! the protocol's own problem pointers (`/questions/0/choices`) point into the arguments too.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use inbox_client::{prepare, AskError, Prepared};
+use inbox_protocol::Problem;
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+/// The arguments of `ask_operator`. Only its schema is used (see the module's docs).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // read as raw JSON; the fields document the schema
+pub struct AskOperatorInput {
+    /// A short title for the operator's inbox list, e.g. "Deploy billing 2.14 to
+    /// production?". Defaults to the first question.
+    #[schemars(length(max = 200))]
+    pub title: Option<String>,
+    /// The questions, asked together as one batch (1 to 50). Put related questions in one
+    /// call rather than calling several times.
+    #[schemars(length(min = 1, max = 50))]
+    pub questions: Vec<QuestionInput>,
+    /// Title of the review screen the operator sees after the last question.
+    #[schemars(length(max = 200))]
+    pub confirm_title: Option<String>,
+    /// Markdown shown on that review screen, e.g. what happens once they confirm.
+    #[schemars(length(max = 20000))]
+    pub confirm_description: Option<String>,
+    /// `interactive` (default): wait for the operator. `autonomous`: if every question has
+    /// a `default`, the inbox answers at once with the defaults and nobody is interrupted.
+    pub mode: Option<ModeInput>,
+    /// Seconds after which the request expires: questions with a `default` get it, and if
+    /// a required question has none the result is `expired`. Without it the call waits
+    /// until the operator answers.
+    #[schemars(range(min = 1, max = 31536000))]
+    pub timeout_seconds: Option<u64>,
+    /// Ordering in the operator's inbox; `critical` also raises critical notifications.
+    /// Default `normal`.
+    pub priority: Option<PriorityInput>,
+}
+
+/// One question.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+pub struct QuestionInput {
+    /// `yes_no` (answer: true/false), `single_choice` (one of `choices`), `multi_choice`
+    /// (any of `choices`), `free_text` (a string).
+    #[serde(rename = "type")]
+    pub kind: QuestionType,
+    /// The question itself, one sentence, e.g. "Deploy to production now?".
+    #[schemars(length(min = 1, max = 2000))]
+    pub question: String,
+    /// Markdown with what the operator needs to decide: what will happen, the risks, the
+    /// candidates found, what you recommend and why.
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+    /// For single_choice and multi_choice: the options, few (2 to 5) and concrete. The
+    /// answer names the chosen option by its label.
+    #[schemars(length(max = 100))]
+    pub choices: Option<Vec<ChoiceInput>>,
+    /// A short tab label for this question in a batch, e.g. "Database".
+    #[schemars(length(max = 64))]
+    pub label: Option<String>,
+    /// For choices: whether the operator may type their own answer instead. Default true.
+    pub allow_custom: Option<bool>,
+    /// The key of this question's answer. Default `q1`, `q2`, ... by position.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"))]
+    pub id: Option<String>,
+    /// The answer to use if the operator skips the question, in autonomous mode, or on
+    /// expiry: true/false for yes_no, a choice label for single_choice, a list of labels
+    /// for multi_choice, a string for free_text.
+    pub default: Option<Value>,
+    /// Whether the operator must answer. Default true.
+    pub required: Option<bool>,
+}
+
+/// One option of a choice question.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+pub struct ChoiceInput {
+    /// What the operator picks, and what the answer contains, e.g. "PostgreSQL".
+    #[schemars(length(min = 1, max = 500))]
+    pub label: String,
+    /// Markdown explaining this option: its consequences, costs, trade-offs.
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionType {
+    YesNo,
+    SingleChoice,
+    MultiChoice,
+    FreeText,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeInput {
+    Interactive,
+    Autonomous,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityInput {
+    Low,
+    Normal,
+    High,
+    Critical,
+}
+
+const REQUEST_KEYS: &[&str] = &[
+    "title",
+    "questions",
+    "confirm_title",
+    "confirm_description",
+    "mode",
+    "timeout_seconds",
+    "priority",
+];
+const QUESTION_KEYS: &[&str] = &[
+    "type",
+    "question",
+    "description",
+    "choices",
+    "label",
+    "allow_custom",
+    "id",
+    "default",
+    "required",
+];
+const CHOICE_KEYS: &[&str] = &["label", "description"];
+const TYPES: &[&str] = &["yes_no", "single_choice", "multi_choice", "free_text"];
+
+/// The input schema advertised for the tool.
+pub fn schema() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<AskOperatorInput>()
+        .expect("the input type has an object schema")
+}
+
+/// The request for these arguments, validated, with `source` filled in by the server; or
+/// every problem, each pointing into the arguments.
+pub fn prepare_request(arguments: &JsonObject, source: Value) -> Result<Prepared, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut request = Map::new();
+    request.insert("inbox".into(), json!(1));
+    request.insert("source".into(), source);
+    for (key, value) in arguments {
+        if !REQUEST_KEYS.contains(&key.as_str()) {
+            problems.push(unknown(String::new(), key, REQUEST_KEYS));
+        } else if key == "questions" {
+            request.insert(key.clone(), questions(value, &mut problems));
+        } else {
+            request.insert(key.clone(), value.clone());
+        }
+    }
+    // Pointers this translation already explained; the protocol's word on them would only
+    // repeat it in terms of the other dialect (its list of eight question types).
+    let explained: BTreeSet<String> = problems.iter().map(|p| p.pointer.clone()).collect();
+    match prepare(Value::Object(request), None) {
+        Ok(prepared) if problems.is_empty() => Ok(prepared),
+        Ok(_) => Err(problems),
+        Err(AskError::Invalid(found)) => {
+            problems.extend(
+                found
+                    .into_iter()
+                    .filter(|p| !explained.contains(&p.pointer))
+                    .map(in_input_terms),
+            );
+            Err(problems)
+        }
+        // No id is given and the body has none, so the id is a fresh ULID: nothing else can
+        // fail, but say so rather than panic if that ever changes.
+        Err(other) => Err(vec![Problem::new("", other.to_string())]),
+    }
+}
+
+fn questions(value: &Value, problems: &mut Vec<Problem>) -> Value {
+    let Some(list) = value.as_array() else {
+        // The protocol's schema names the problem.
+        return value.clone();
+    };
+    let translated = list
+        .iter()
+        .enumerate()
+        .map(|(index, question)| {
+            let at = format!("/questions/{index}");
+            let Some(fields) = question.as_object() else {
+                return question.clone();
+            };
+            let mut out = Map::new();
+            for (key, value) in fields {
+                if !QUESTION_KEYS.contains(&key.as_str()) {
+                    problems.push(unknown(at.clone(), key, QUESTION_KEYS));
+                    continue;
+                }
+                let translated = match key.as_str() {
+                    "type" if value.as_str().is_some_and(|t| !TYPES.contains(&t)) => {
+                        problems.push(Problem::new(
+                            format!("{at}/type"),
+                            format!(
+                                "{value} is not a question type here; use yes_no, \
+                                 single_choice, multi_choice or free_text"
+                            ),
+                        ));
+                        // Stands in for the unknown type so that the protocol checks the
+                        // rest of the question without naming the type a second time (or
+                        // applying another dialect's rules to it).
+                        json!("free_text")
+                    }
+                    "choices" => choices(value, &at, problems),
+                    _ => value.clone(),
+                };
+                out.insert(key.clone(), translated);
+            }
+            Value::Object(out)
+        })
+        .collect();
+    Value::Array(translated)
+}
+
+/// Choices as the protocol has them, `{id, label, description}`, the id being the label: the
+/// answer then names what the operator saw, and labels must differ anyway.
+fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
+    let Some(list) = value.as_array() else {
+        return value.clone();
+    };
+    let translated = list
+        .iter()
+        .enumerate()
+        .map(|(index, choice)| {
+            let Some(fields) = choice.as_object() else {
+                return choice.clone();
+            };
+            let at = format!("{at}/choices/{index}");
+            let mut out = Map::new();
+            for (key, value) in fields {
+                if CHOICE_KEYS.contains(&key.as_str()) {
+                    out.insert(key.clone(), value.clone());
+                } else {
+                    problems.push(unknown(at.clone(), key, CHOICE_KEYS));
+                }
+            }
+            if let Some(label) = fields.get("label").filter(|l| l.is_string()) {
+                out.insert("id".into(), label.clone());
+            }
+            Value::Object(out)
+        })
+        .collect();
+    Value::Array(translated)
+}
+
+/// A problem with a choice's id is one with its label: the id is made from the label.
+fn in_input_terms(problem: Problem) -> Problem {
+    match problem.pointer.strip_suffix("/id") {
+        Some(choice) if choice.contains("/choices/") => Problem::new(
+            format!("{choice}/label"),
+            problem.message.replace("choice id", "the label"),
+        ),
+        _ => problem,
+    }
+}
+
+fn unknown(at: String, key: &str, known: &[&str]) -> Problem {
+    let pointer = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+    Problem::new(
+        pointer,
+        format!(
+            "unknown field \"{key}\"; the fields here are {}",
+            known.join(", ")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(value: Value) -> JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_schema_and_the_translation_know_the_same_fields() {
+        let schema = Value::Object((*schema()).clone());
+        let keys = |value: &Value| -> BTreeSet<String> {
+            value.as_object().unwrap().keys().cloned().collect()
+        };
+        let set = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<BTreeSet<_>>();
+        assert_eq!(keys(&schema["properties"]), set(REQUEST_KEYS));
+        let defs = &schema["$defs"];
+        assert_eq!(
+            keys(&defs["QuestionInput"]["properties"]),
+            set(QUESTION_KEYS)
+        );
+        assert_eq!(keys(&defs["ChoiceInput"]["properties"]), set(CHOICE_KEYS));
+        let types: Vec<&str> = defs["QuestionType"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert_eq!(types, TYPES);
+    }
+
+    #[test]
+    fn a_batch_becomes_a_structured_request() {
+        let prepared = prepare_request(
+            &args(json!({
+                "title": "Release 2.14",
+                "priority": "high",
+                "timeout_seconds": 600,
+                "questions": [
+                    {"type": "yes_no", "question": "Deploy?", "id": "go"},
+                    {"type": "single_choice", "question": "Database?", "label": "Database",
+                     "choices": [{"label": "PostgreSQL", "description": "the usual"},
+                                 {"label": "SQLite"}], "default": "SQLite"},
+                ]
+            })),
+            json!({"app": "agent", "tool": "ask_operator"}),
+        )
+        .unwrap();
+        let request = prepared.request();
+        assert_eq!(request.title.as_deref(), Some("Release 2.14"));
+        assert_eq!(request.source.app.as_deref(), Some("agent"));
+        assert_eq!(request.questions[0].id, "go");
+        let db = &request.questions[1];
+        assert_eq!(db.id, "q2");
+        assert_eq!(db.choices[0].id, "PostgreSQL");
+        assert_eq!(db.choices[0].description.as_deref(), Some("the usual"));
+        assert!(
+            db.allow_custom,
+            "the structured dialect allows fill-ins by default"
+        );
+        assert_eq!(db.default, Some(json!("SQLite")));
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_a_pointer_into_the_arguments() {
+        let problems = prepare_request(
+            &args(json!({
+                "titel": "x",
+                "questions": [
+                    {"type": "single_choice", "question": "Which?"},
+                    {"type": "confirm", "question": "Go?"},
+                    {"type": "multi_choice", "question": "Tags?", "options": ["a"],
+                     "choices": [{"label": "a", "id": "x"}, {"label": "a"}]},
+                    {"type": "yes_no", "question": ""}
+                ],
+                "priority": "urgent"
+            })),
+            json!({}),
+        )
+        .unwrap_err();
+        let pointers: BTreeSet<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+        for expected in [
+            "/titel",
+            "/questions/0/choices",
+            "/questions/1/type",
+            "/questions/2/options",
+            "/questions/2/choices/0/id",
+            "/questions/2/choices/1/label",
+            "/questions/3/question",
+            "/priority",
+        ] {
+            assert!(
+                pointers.contains(expected),
+                "{expected} missing: {problems:#?}"
+            );
+        }
+        let duplicate = problems
+            .iter()
+            .find(|p| p.pointer == "/questions/2/choices/1/label")
+            .unwrap();
+        assert!(
+            duplicate.message.starts_with("the label \"a\""),
+            "{duplicate:?}"
+        );
+        let type_problems: Vec<&Problem> = problems
+            .iter()
+            .filter(|p| p.pointer == "/questions/1/type")
+            .collect();
+        assert_eq!(type_problems.len(), 1, "{type_problems:?}");
+        assert!(type_problems[0].message.contains("yes_no, single_choice"));
+
+        let problems = prepare_request(&args(json!({})), json!({})).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.message.contains("questions")),
+            "{problems:?}"
+        );
+    }
+}

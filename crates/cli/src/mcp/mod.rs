@@ -1,0 +1,104 @@
+//! `answer-inbox mcp`: Answer Inbox as an MCP server on standard input and output, for AI
+//! agents. One tool, `ask_operator`: a batch of structured questions in, the operator's
+//! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`.
+//!
+//! - [`input`]: the tool's input schema, and arguments → a request in the structured dialect.
+//! - [`reply`]: the outcome → structured content (with its schema) and text.
+//! - [`origin`]: the request's `source`: client, session, host, working directory, project.
+//! - [`server`]: the rmcp handler: placing, waiting, progress, cancellation.
+//! - [`stdio`]: standard input that signals the client's departure at once.
+//!
+//! Each call is its own request with its own id, so calls run side by side. A call the
+//! client cancels, a client that goes away and a SIGTERM or SIGINT all withdraw the pending
+//! requests (their tombstones are placed) before the process ends.
+
+mod input;
+mod origin;
+mod reply;
+mod server;
+mod stdio;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use inbox_client::Asker;
+use rmcp::ServiceExt;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use origin::Origin;
+
+/// How long pending calls may take to withdraw their requests when the session ends.
+const WITHDRAW_GRACE: Duration = Duration::from_secs(10);
+
+/// Tunables of the server.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Time between progress notifications while a call waits.
+    pub progress_every: Duration,
+}
+
+/// Serves one MCP session on standard input and output, until the client closes its end or
+/// the process is told to stop.
+pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<()> {
+    let shutdown = CancellationToken::new();
+    let stopped = Arc::new(OnceLock::new());
+    let calls = TaskTracker::new();
+    let server = server::Server::new(
+        asker,
+        origin,
+        settings,
+        shutdown.clone(),
+        stopped.clone(),
+        calls.clone(),
+    );
+    // Signals are caught before serving, so that a stop during the handshake is orderly too.
+    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    // Non-blocking pipes when the host gives pipes (it usually does): a blocking read of
+    // standard input could not be interrupted at shutdown.
+    let (input, output) = rmcp::transport::io::stdio_pipes();
+    let input = stdio::EofSignal::new(input, shutdown.clone());
+    // The reason is recorded inside the signal's own future, before `select!` drops the
+    // session: dropping it cancels every call's `ct`, and the calls must already see why.
+    let stop_signal = async {
+        let signal = tokio::select! {
+            _ = terminate.recv() => "SIGTERM",
+            _ = interrupt.recv() => "SIGINT",
+        };
+        let _ = stopped.set(format!("the agent's MCP server was stopped ({signal})"));
+        signal
+    };
+    let served = tokio::select! {
+        served = serve_until_closed(server, input, output) => served,
+        signal = stop_signal => {
+            tracing::info!("{signal}: withdrawing pending questions");
+            Ok(())
+        }
+    };
+    shutdown.cancel();
+    calls.close();
+    if tokio::time::timeout(WITHDRAW_GRACE, calls.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some pending questions could not be withdrawn in time");
+    }
+    served
+}
+
+async fn serve_until_closed(
+    server: server::Server,
+    input: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+    output: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+) -> Result<()> {
+    let service = server
+        .serve((input, output))
+        .await
+        .context("the MCP handshake failed")?;
+    let quit = service.waiting().await.context("the MCP session failed")?;
+    tracing::debug!(?quit, "MCP session ended");
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! Waiting for one request's outcome: blocking on a thread, or as a future.
+//!
+//! Both loops look at the files the same way (outcome first, then tombstone: an outcome that
+//! exists always stands), and sleep until a file event, a cancel, the next re-check or the
+//! deadline. Events only wake the loop; the files decide. Re-checks every
+//! [`RECHECK`] cover filesystems whose events never arrive
+//! (network mounts), and when no watcher can be had at all (the inotify limits are reached)
+//! the loop polls every [`POLL`] instead.
+
+use std::time::{Duration, Instant};
+
+use inbox_engine::spool::ReadError;
+use inbox_engine::{Area, Spool};
+use inbox_protocol::Outcome;
+use notify::{RecursiveMode, Watcher};
+
+use crate::{AskError, AskOptions, Reply};
+
+/// How often the files are checked when no event arrives.
+pub const RECHECK: Duration = Duration::from_secs(1);
+
+/// How often the files are read when no watcher could be started.
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// Blocks until `id` has an outcome, is cancelled, or the options' timeout passes.
+pub(crate) fn wait_blocking(
+    spool: &Spool,
+    id: &str,
+    options: &AskOptions,
+) -> Result<Reply, AskError> {
+    let started = Instant::now();
+    let (wake, woken) = std::sync::mpsc::channel::<()>();
+    // Watch first, then look: a file placed in between is seen either way.
+    let wakers = Wakers::start(spool, options, {
+        let wake = wake.clone();
+        move || {
+            let _ = wake.send(());
+        }
+    });
+    let recheck = wakers.recheck();
+    loop {
+        if let Some(reply) = look(spool, id)? {
+            return Ok(reply);
+        }
+        if let Some(reason) = options.cancel.as_ref().and_then(|token| token.reason()) {
+            return withdraw(spool, id, &reason);
+        }
+        let Some(pause) = pause(started, options.timeout, recheck) else {
+            return Ok(Reply::TimedOut { id: id.to_owned() });
+        };
+        // `wake` is still held here, so the channel never disconnects and this really waits.
+        if woken.recv_timeout(pause).is_ok() {
+            // Drain the rest of a burst before looking again.
+            while woken.try_recv().is_ok() {}
+        }
+    }
+}
+
+/// [`wait_blocking`] as a future: file reads and the tombstone's fsync run on Tokio's
+/// blocking pool, so a slow (network) filesystem never stalls the runtime's workers.
+pub(crate) async fn wait_async(
+    spool: &Spool,
+    id: &str,
+    options: &AskOptions,
+) -> Result<Reply, AskError> {
+    let started = Instant::now();
+    let (wake, mut woken) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let wakers = Wakers::start(spool, options, {
+        let wake = wake.clone();
+        move || {
+            let _ = wake.send(());
+        }
+    });
+    let recheck = wakers.recheck();
+    loop {
+        let (looking, at) = (spool.clone(), id.to_owned());
+        if let Some(reply) = off_runtime(move || look(&looking, &at)).await?? {
+            return Ok(reply);
+        }
+        if let Some(reason) = options.cancel.as_ref().and_then(|token| token.reason()) {
+            let (spool, id) = (spool.clone(), id.to_owned());
+            return off_runtime(move || withdraw(&spool, &id, &reason)).await?;
+        }
+        let Some(pause) = pause(started, options.timeout, recheck) else {
+            return Ok(Reply::TimedOut { id: id.to_owned() });
+        };
+        // `wake` is still held here, so `recv` never returns `None`.
+        if let Ok(Some(())) = tokio::time::timeout(pause, woken.recv()).await {
+            while woken.try_recv().is_ok() {}
+        }
+    }
+}
+
+/// Runs blocking file work on Tokio's blocking pool. A panic there is the caller's panic.
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, AskError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => Ok(value),
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(_) => Err(AskError::RuntimeShutDown),
+    }
+}
+
+/// How long to sleep before looking again, or `None` when the timeout has passed.
+/// What wakes a wait: file events in `answers/` and `cancel/`, and the options' cancel
+/// token. Keep it alive while waiting; dropping it stops both.
+struct Wakers {
+    watcher: Option<notify::RecommendedWatcher>,
+    _listening: Option<crate::cancel::Listening>,
+}
+
+impl Wakers {
+    fn start(
+        spool: &Spool,
+        options: &AskOptions,
+        wake: impl Fn() + Clone + Send + 'static,
+    ) -> Wakers {
+        Wakers {
+            watcher: watch(spool, wake.clone()),
+            _listening: options.cancel.as_ref().map(|token| token.on_cancel(wake)),
+        }
+    }
+
+    /// How long to sleep between looks when nothing wakes the wait.
+    fn recheck(&self) -> Duration {
+        if self.watcher.is_some() {
+            RECHECK
+        } else {
+            POLL
+        }
+    }
+}
+
+fn pause(started: Instant, timeout: Option<Duration>, recheck: Duration) -> Option<Duration> {
+    match timeout {
+        None => Some(recheck),
+        Some(timeout) => {
+            let left = timeout.saturating_sub(started.elapsed());
+            (!left.is_zero()).then(|| recheck.min(left))
+        }
+    }
+}
+
+/// A watcher on `answers/` and `cancel/` that calls `wake` on every event, or `None` when
+/// none can be had (the loop then polls).
+fn watch(spool: &Spool, wake: impl Fn() + Send + 'static) -> Option<notify::RecommendedWatcher> {
+    let started = (|| {
+        let mut watcher =
+            notify::recommended_watcher(move |_: notify::Result<notify::Event>| wake())?;
+        for area in [Area::Answers, Area::Cancel] {
+            watcher.watch(&spool.dir(area), RecursiveMode::NonRecursive)?;
+        }
+        Ok::<_, notify::Error>(watcher)
+    })();
+    match started {
+        Ok(watcher) => Some(watcher),
+        Err(error) => {
+            tracing::warn!(
+                "cannot watch the spool {} ({error}); polling every {} ms instead",
+                spool.root().display(),
+                POLL.as_millis()
+            );
+            None
+        }
+    }
+}
+
+/// What the files say about `id` now: its outcome, its tombstone, or nothing yet.
+pub(crate) fn look(spool: &Spool, id: &str) -> Result<Option<Reply>, AskError> {
+    match spool.read(Area::Answers, id) {
+        Ok(bytes) => {
+            return Outcome::from_file_bytes(&bytes)
+                .map(|outcome| Some(Reply::Settled(outcome)))
+                .map_err(|reason| AskError::BadOutcome {
+                    id: id.to_owned(),
+                    reason,
+                })
+        }
+        Err(ReadError::Missing) => {}
+        Err(error) => {
+            return Err(AskError::BadOutcome {
+                id: id.to_owned(),
+                reason: error.to_string(),
+            })
+        }
+    }
+    if spool.exists(Area::Cancel, id) {
+        // The reason is a courtesy: a tombstone that cannot be read still cancels.
+        let reason = spool
+            .read(Area::Cancel, id)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_owned())
+            .filter(|reason| !reason.is_empty());
+        return Ok(Some(Reply::CancelledByAsker {
+            id: id.to_owned(),
+            reason,
+        }));
+    }
+    Ok(None)
+}
+
+/// Places `id`'s tombstone unless it is settled, and says what stands afterwards.
+pub(crate) fn withdraw(spool: &Spool, id: &str, reason: &str) -> Result<Reply, AskError> {
+    if let Some(reply) = look(spool, id)? {
+        return Ok(reply);
+    }
+    spool
+        .place_tombstone(id, reason)
+        .map_err(|error| AskError::Withdraw {
+            id: id.to_owned(),
+            error,
+        })?;
+    // An inbox may have linked its outcome between the look and the tombstone; if so, that
+    // outcome stands (docs/PROTOCOL.md), and the next look returns it.
+    Ok(look(spool, id)?.unwrap_or_else(|| Reply::CancelledByAsker {
+        id: id.to_owned(),
+        reason: Some(reason.to_owned()).filter(|r| !r.is_empty()),
+    }))
+}

@@ -1,0 +1,542 @@
+//! `answer-inbox mcp`, black-box: a real MCP client (rmcp) starts the real binary and talks to
+//! it over its standard streams; the operator answers with the real `answer-inbox answer`.
+
+mod util;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, ProgressNotificationParam, Request,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use util::{code, stderr, Inbox};
+
+/// The MCP client: an agent with a name, recording the progress notifications it gets.
+#[derive(Clone)]
+struct Agent {
+    name: String,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Agent {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(self.name.clone(), "1.2.3"),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+/// One `answer-inbox mcp` process and the client connected to it.
+struct Session {
+    client: RunningService<RoleClient, Agent>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl Session {
+    /// Starts the server in `workdir` (progress every 0.2 s, so a test sees several) and
+    /// completes the MCP handshake as `name`.
+    async fn start(inbox: &Inbox, name: &str, workdir: &Path) -> Session {
+        let mut command = inbox.cmd(&["mcp", "--progress-every", "0.2"]);
+        command.current_dir(workdir);
+        let mut command = tokio::process::Command::from(command);
+        // Stopped with the test even when it fails before closing the session.
+        command.kill_on_drop(true);
+        let transport = TokioChildProcess::new(command).expect("answer-inbox mcp starts");
+        let agent = Agent {
+            name: name.to_owned(),
+            progress: Arc::default(),
+        };
+        let progress = agent.progress.clone();
+        let client = agent.serve(transport).await.expect("the MCP handshake");
+        Session { client, progress }
+    }
+
+    /// Calls `ask_operator` in the background.
+    fn ask(&self, arguments: Value) -> tokio::task::JoinHandle<CallToolResult> {
+        let peer = self.client.peer().clone();
+        tokio::spawn(async move {
+            peer.call_tool(call(arguments))
+                .await
+                .expect("the call completes")
+        })
+    }
+
+    fn progress_messages(&self) -> Vec<String> {
+        self.progress
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p.message.clone())
+            .collect()
+    }
+
+    /// Closes the client's end and waits for the server to exit (rmcp closes its input and
+    /// waits up to 3 s before signalling it).
+    async fn close(self) -> Duration {
+        let started = Instant::now();
+        self.client.cancel().await.expect("the session closes");
+        started.elapsed()
+    }
+}
+
+fn call(arguments: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new("ask_operator").with_arguments(
+        arguments
+            .as_object()
+            .expect("arguments are an object")
+            .clone(),
+    )
+}
+
+/// A git repository `shop` in which the agent works in `shop/api`.
+fn workdir(inbox: &Inbox) -> PathBuf {
+    let root = inbox.dir.path().join("shop");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("api")).unwrap();
+    root.join("api")
+}
+
+/// Waits until `count` requests are in `questions/`; returns them by id.
+async fn requests(inbox: &Inbox, count: usize) -> BTreeMap<String, Value> {
+    let dir = inbox.spool().join("questions");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let found: BTreeMap<String, Value> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let body = std::fs::read(entry.path()).unwrap();
+                (
+                    name.trim_end_matches(".json").to_owned(),
+                    serde_json::from_slice(&body).unwrap(),
+                )
+            })
+            .collect();
+        if found.len() >= count {
+            assert_eq!(found.len(), count, "more requests than calls: {found:?}");
+            return found;
+        }
+        assert!(Instant::now() < deadline, "only {found:?} placed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits (without blocking the runtime) until `check` holds.
+async fn until(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn answer(inbox: &Inbox, args: &[&str]) {
+    let mut all = vec!["answer"];
+    all.extend_from_slice(args);
+    let out = inbox.run(&all);
+    assert_eq!(code(&out), 0, "answer {args:?}: {}", stderr(&out));
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tombstone(inbox: &Inbox, id: &str) -> PathBuf {
+    inbox.spool().join("cancel").join(id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_is_listed_with_when_to_use_it_and_its_schemas() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "lister", &workdir(&inbox)).await;
+    let info = session
+        .client
+        .peer_info()
+        .expect("the server introduced itself");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("answer-inbox")
+    );
+    assert!(
+        info.instructions
+            .as_deref()
+            .is_some_and(|i| i.contains("ask_operator")),
+        "{:?}",
+        info.instructions
+    );
+
+    let tools = session.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["ask_operator"]);
+    let tool = &tools[0];
+    let description = tool.description.as_deref().unwrap_or_default();
+    for expected in [
+        "irreversible",
+        "ambiguous",
+        "Do not use it",
+        "reversible and low-risk",
+    ] {
+        assert!(description.contains(expected), "{expected}: {description}");
+    }
+    let input = Value::Object((*tool.input_schema).clone());
+    assert_eq!(input["required"], json!(["questions"]), "{input}");
+    assert!(input["properties"]["questions"].is_object(), "{input}");
+    let output = Value::Object((**tool.output_schema.as_ref().expect("an output schema")).clone());
+    assert!(output["properties"]["status"].is_object(), "{output}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waits_for_the_operator_and_returns_the_answers() {
+    let inbox = Inbox::new();
+    let workdir = workdir(&inbox);
+    let session = Session::start(&inbox, "test-agent", &workdir).await;
+    let call = session.ask(json!({
+        "title": "Release billing 2.14",
+        "priority": "high",
+        "questions": [
+            {"type": "yes_no", "id": "go", "question": "Deploy to production?",
+             "description": "23 commits since 2.13."},
+            {"type": "single_choice", "id": "db", "question": "Which database?",
+             "label": "Database",
+             "choices": [{"label": "PostgreSQL", "description": "what prod runs"},
+                         {"label": "SQLite"}]},
+            {"type": "multi_choice", "question": "Notify whom?",
+             "choices": [{"label": "ops"}, {"label": "sales"}]}
+        ]
+    }));
+
+    let placed = requests(&inbox, 1).await;
+    let (id, request) = placed.iter().next().unwrap();
+    assert_eq!(request["title"], "Release billing 2.14");
+    assert_eq!(request["priority"], "high");
+    assert_eq!(request["questions"][0]["type"], "yes_no");
+    assert_eq!(
+        request["questions"][1]["choices"][0],
+        json!({"id": "PostgreSQL", "label": "PostgreSQL", "description": "what prod runs"})
+    );
+    let source = &request["source"];
+    assert_eq!(source["app"], "test-agent");
+    assert_eq!(source["tool"], "ask_operator");
+    assert!(
+        source["run"]
+            .as_str()
+            .unwrap()
+            .starts_with("test-agent 1.2.3"),
+        "{source}"
+    );
+    assert!(
+        !source["host"].as_str().unwrap_or_default().is_empty(),
+        "{source}"
+    );
+    assert_eq!(source["cwd"], workdir.display().to_string());
+    assert_eq!(source["project"], "shop");
+
+    // Progress while nobody answers: the first names the request, the next count seconds.
+    until("progress notifications", || {
+        session.progress_messages().len() >= 3
+    })
+    .await;
+    let messages = session.progress_messages();
+    assert!(messages[0].contains(id.as_str()), "{messages:?}");
+    assert!(
+        messages[1..]
+            .iter()
+            .all(|m| m.starts_with("waiting for the operator (")),
+        "{messages:?}"
+    );
+    assert!(!call.is_finished(), "the call waits for the operator");
+
+    answer(
+        &inbox,
+        &[
+            id,
+            "--set",
+            "go=yes",
+            "--set",
+            "db=MariaDB, as agreed",
+            "--set",
+            "q3=ops",
+            "--set",
+            "q3=sales",
+        ],
+    );
+    let result = call.await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    assert_eq!(structured["id"], id.as_str());
+    assert_eq!(structured["status"], "answered");
+    assert_eq!(structured["answered_by"], "operator:tester");
+    assert_eq!(
+        structured["answers"],
+        json!({"go": true, "db": "MariaDB, as agreed", "q3": ["ops", "sales"]})
+    );
+    assert_eq!(structured["custom"], json!(["db"]));
+    let text = text(&result);
+    assert!(
+        text.starts_with("The operator answered (operator:tester):"),
+        "{text}"
+    );
+    assert!(text.contains("- Deploy to production? → Yes"), "{text}");
+    assert!(
+        text.contains("- Which database? → their own words: \"MariaDB, as agreed\""),
+        "{text}"
+    );
+    assert!(text.contains("- Notify whom? → ops, sales"), "{text}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_or_a_departed_client_withdraws_the_request() {
+    let inbox = Inbox::new();
+    let workdir = workdir(&inbox);
+    let question = |text: &str| json!({"questions": [{"type": "yes_no", "question": text}]});
+    let session = Session::start(&inbox, "canceller", &workdir).await;
+
+    // notifications/cancelled for a call in progress.
+    let handle = session
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(call(question("Explicit cancel?")))),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let first = requests(&inbox, 1).await.into_keys().next().unwrap();
+    assert!(!tombstone(&inbox, &first).exists());
+    handle
+        .cancel(Some("the user pressed Escape".into()))
+        .await
+        .unwrap();
+    until("the first tombstone", || tombstone(&inbox, &first).exists()).await;
+    let reason = std::fs::read_to_string(tombstone(&inbox, &first)).unwrap();
+    assert!(
+        reason.contains("cancelled the ask_operator call"),
+        "{reason}"
+    );
+
+    // A call future dropped by the client (rmcp sends the cancel itself).
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(500),
+        session.client.call_tool(call(question("Dropped?"))),
+    )
+    .await;
+    assert!(
+        dropped.is_err(),
+        "nobody answered, so the call was still waiting"
+    );
+    let placed = requests(&inbox, 2).await;
+    let second = placed.keys().find(|id| **id != first).unwrap().clone();
+    until("the second tombstone", || {
+        tombstone(&inbox, &second).exists()
+    })
+    .await;
+
+    // The session still serves after its calls were cancelled.
+    let still = session.ask(question("Still there?"));
+    let placed = requests(&inbox, 3).await;
+    let third = placed
+        .keys()
+        .find(|id| **id != first && **id != second)
+        .unwrap()
+        .clone();
+    answer(&inbox, &[&third, "--set", "q1=no"]);
+    let result = still.await.unwrap();
+    assert_eq!(result.structured_content.unwrap()["answers"]["q1"], false);
+
+    // The client goes away with a call pending: the server withdraws it, then exits by
+    // itself (rmcp would signal it after 3 s).
+    let _pending = session.ask(question("Abandoned?"));
+    let placed = requests(&inbox, 4).await;
+    let fourth = placed
+        .keys()
+        .find(|id| ![&first, &second, &third].contains(id))
+        .unwrap()
+        .clone();
+    let took = session.close().await;
+    assert!(
+        took < Duration::from_millis(2500),
+        "the server lingered {took:?}"
+    );
+    assert!(tombstone(&inbox, &fourth).exists());
+    let reason = std::fs::read_to_string(tombstone(&inbox, &fourth)).unwrap();
+    assert!(reason.contains("went away"), "{reason}");
+    assert!(
+        !tombstone(&inbox, &third).exists(),
+        "an answered request stays answered"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_from_two_clients_each_get_their_own_answer() {
+    let inbox = Inbox::new();
+    let workdir = workdir(&inbox);
+    let alpha = Session::start(&inbox, "agent-alpha", &workdir).await;
+    let beta = Session::start(&inbox, "agent-beta", &workdir).await;
+    let ask = |session: &Session, topic: &str| {
+        session.ask(json!({"questions": [
+            {"type": "free_text", "question": format!("Name for the {topic}?")}
+        ]}))
+    };
+    let calls = [
+        ("agent-alpha", "service", ask(&alpha, "service")),
+        ("agent-alpha", "queue", ask(&alpha, "queue")),
+        ("agent-beta", "bucket", ask(&beta, "bucket")),
+    ];
+
+    let placed = requests(&inbox, 3).await;
+    let mut answered = BTreeMap::new();
+    for (id, request) in &placed {
+        let question = request["questions"][0]["question"].as_str().unwrap();
+        let topic = question
+            .trim_start_matches("Name for the ")
+            .trim_end_matches('?');
+        let app = request["source"]["app"].as_str().unwrap();
+        let answer_text = format!("{topic}-from-{app}");
+        answer(&inbox, &[id, "--set", &format!("q1={answer_text}")]);
+        answered.insert(id.clone(), answer_text);
+    }
+    for (app, topic, call) in calls {
+        let result = call.await.unwrap();
+        let structured = result.structured_content.expect("structured content");
+        let id = structured["id"].as_str().unwrap();
+        assert_eq!(structured["answers"]["q1"], format!("{topic}-from-{app}"));
+        assert_eq!(answered[id], format!("{topic}-from-{app}"));
+    }
+    // Each session ran in its own process with its own session id.
+    let runs: std::collections::BTreeSet<&str> = placed
+        .values()
+        .map(|r| r["source"]["run"].as_str().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    alpha.close().await;
+    beta.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_request_reads_as_a_refusal() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "decliner", &workdir(&inbox)).await;
+    let call = session.ask(json!({"questions": [
+        {"type": "yes_no", "question": "Drop the staging database?"}
+    ]}));
+    let id = requests(&inbox, 1).await.into_keys().next().unwrap();
+    answer(&inbox, &[&id, "--decline", "not during the change freeze"]);
+    let result = call.await.unwrap();
+    assert_eq!(
+        result.is_error,
+        Some(false),
+        "a decline is an answer, not a failure"
+    );
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "declined");
+    assert_eq!(structured["reason"], "not during the change freeze");
+    assert_eq!(structured["answers"], json!({}));
+    let text = text(&result);
+    assert!(text.contains("DECLINED"), "{text}");
+    assert!(text.contains("\"not during the change freeze\""), "{text}");
+    assert!(text.contains("Do not go ahead"), "{text}");
+    session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_questions_are_a_tool_error_naming_every_problem() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "sloppy", &workdir(&inbox)).await;
+    let result = session
+        .client
+        .call_tool(call(json!({
+            "colour": "red",
+            "questions": [
+                {"type": "single_choice", "question": "Which region?"},
+                {"type": "maybe", "question": "Go?"}
+            ]
+        })))
+        .await
+        .expect("a tool error is a result, not a protocol error");
+    assert_eq!(result.is_error, Some(true));
+    let text = text(&result);
+    for expected in ["/colour", "/questions/0/choices", "/questions/1/type"] {
+        assert!(text.contains(expected), "{expected}: {text}");
+    }
+    assert!(text.contains("was not asked"), "{text}");
+    let placed = std::fs::read_dir(inbox.spool().join("questions"))
+        .unwrap()
+        .count();
+    assert_eq!(placed, 0, "nothing is placed");
+    session.close().await;
+}
+
+/// Hosts stop their servers with a signal too; pending questions must not be left behind.
+/// (Raw JSON-RPC here: the rmcp client does not expose its child's pid.)
+#[test]
+fn a_sigterm_withdraws_pending_questions_before_the_server_exits() {
+    use std::io::Write;
+    let inbox = Inbox::new();
+    let mut command = inbox.cmd(&["mcp"]);
+    command
+        .current_dir(workdir(&inbox))
+        .stdin(std::process::Stdio::piped());
+    let mut server = util::Running::spawn(command);
+    // Held open to the end: closing it would be the client going away, another path.
+    let mut input = server.child.stdin.take().unwrap();
+    let mut send = |message: Value| {
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw-client", "version": "0"}}}),
+    );
+    server.wait_line("\"id\":1");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "ask_operator",
+        "arguments": {"questions": [{"type": "yes_no", "question": "Still needed?"}]}}}),
+    );
+    let questions = inbox.spool().join("questions");
+    util::eventually("the request to be placed", || {
+        std::fs::read_dir(&questions).is_ok_and(|mut dir| dir.next().is_some())
+    });
+    let name = std::fs::read_dir(&questions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let id = name.to_str().unwrap().trim_end_matches(".json").to_owned();
+
+    assert_eq!(server.stop(), Some(0), "SIGTERM ends the server cleanly");
+    let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
+    assert!(reason.contains("stopped (SIGTERM)"), "{reason}");
+    drop(input);
+}
