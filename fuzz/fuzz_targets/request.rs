@@ -161,10 +161,10 @@ fn check_valid_answers(request: &Request, seed: u64) {
         // Questions with rules (lengths, bounds, formats, item counts, conditions: the MCP
         // elicitation and HumanInterrupt dialects) need answers built for those rules;
         // this target does not invent them, so it only checks such requests' refusals.
+        // A rule can make even an optional question required (`required_if`), so skipping
+        // one may rightly be refused.
         if !question.rules.is_empty() {
-            if question.required {
-                unanswerable.push(question.id.clone());
-            }
+            unanswerable.push(question.id.clone());
             continue;
         }
         let value = match question.kind {
