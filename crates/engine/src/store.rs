@@ -33,8 +33,9 @@ pub enum StoreError {
     Corrupt { id: String, message: String },
 }
 
-/// How often opening the database tries to bring its schema up to date (see `setup`).
-const MIGRATION_ATTEMPTS: u64 = 5;
+/// How often opening the database tries to set it up (see `Store::setup`): with the growing
+/// pauses, about two seconds in all.
+const SETUP_ATTEMPTS: u64 = 12;
 
 /// How long a write waits for another process's lock before giving up.
 pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -271,29 +272,35 @@ impl Store {
     }
 
     fn setup(mut conn: Connection) -> Result<Store, StoreError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Several processes may open a new database at the same moment (a CLI command
+        // starting next to the daemon). SQLite answers some of the steps below with "busy" at
+        // once rather than waiting (switching a new file to WAL; upgrading a read of the
+        // schema version to a write), and two migrators may both read version 0, so that the
+        // loser fails on "table already exists". Each step is harmless to repeat, and the
+        // next attempt sees what the winner did: retry a few times before calling it an error.
+        let mut attempt = 1;
+        loop {
+            match Self::prepare(&mut conn) {
+                Ok(()) => return Ok(Store { conn, depth: 0 }),
+                Err(_) if attempt < SETUP_ATTEMPTS => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25 * attempt));
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// The connection's settings and the schema, brought up to date.
+    fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
         // WAL lets the CLI read while a daemon writes; NORMAL sync is safe against crashes of
         // the process, and a power cut can only lose rows the spool still has.
-        // First, so that even switching a new file to WAL waits for another process.
-        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        // Two processes opening a new database at once (a CLI command starting next to the
-        // daemon) may both read schema version 0 and both migrate; the loser fails on
-        // "table already exists". Its next attempt reads the winner's version and finds
-        // nothing to do, so retry a few times before calling it an error.
-        let mut attempt = 1;
-        loop {
-            match migrations().to_latest(&mut conn) {
-                Ok(()) => break,
-                Err(_) if attempt < MIGRATION_ATTEMPTS => {
-                    attempt += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20 * attempt));
-                }
-                Err(error) => return Err(error.into()),
-            }
-        }
-        Ok(Store { conn, depth: 0 })
+        migrations().to_latest(conn)?;
+        Ok(())
     }
 
     /// Starts a transaction: a burst of files is committed once, not per file. Nested calls
