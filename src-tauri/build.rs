@@ -17,7 +17,7 @@ fn main() {
         "open_request",
         "submit_answers",
         "decline_request",
-        "check_text",
+        "check_answers",
         "add_demo_requests",
         "get_status",
         "get_settings",

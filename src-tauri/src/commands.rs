@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use inbox_desk::{
-    Desk, HistoryView, IpcError, RequestView, RowView, Settings, SpoolProblemView, StatusView,
-    SubmitResult,
+    Desk, HistoryView, IpcError, ProblemView, RequestView, RowView, Settings, SpoolProblemView,
+    StatusView, SubmitResult,
 };
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State};
@@ -52,15 +52,15 @@ pub async fn decline_request(
     desk.decline(&id, &reason)
 }
 
-/// `null` when the text is an acceptable answer, else the problem (a pattern mismatch).
+/// The problems the answers given so far would be refused for; empty when they can be
+/// submitted. Nothing is written.
 #[tauri::command]
-pub async fn check_text(
+pub async fn check_answers(
     desk: State<'_, Arc<Desk>>,
     id: String,
-    question_id: String,
-    text: String,
-) -> Answer<Option<String>> {
-    desk.inbox().check_text(&id, &question_id, &text)
+    answers: Map<String, Value>,
+) -> Answer<Vec<ProblemView>> {
+    desk.inbox().check_answers(&id, &answers)
 }
 
 #[tauri::command]

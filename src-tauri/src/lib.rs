@@ -34,7 +34,7 @@ pub fn run() {
             commands::open_request,
             commands::submit_answers,
             commands::decline_request,
-            commands::check_text,
+            commands::check_answers,
             commands::add_demo_requests,
             commands::get_status,
             commands::get_settings,

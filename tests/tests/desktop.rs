@@ -871,3 +871,67 @@ async fn an_mcp_elicitation_is_answered_in_the_window_and_replied_in_its_shape()
     );
     d.finish().await;
 }
+
+/// A LangGraph HumanInterrupt is answered in the window: choosing Respond makes the response
+/// text required at once (the window asks Rust's checker, it does not mirror the rule), and
+/// the outcome carries the HumanResponse the graph resumes with.
+#[tokio::test]
+async fn a_langgraph_interrupt_is_answered_in_the_window_and_replied_as_a_human_response() {
+    let d = Desktop::start().await;
+    d.place_request(
+        "interrupt-1",
+        r#"{"source": {"app": "langgraph", "run": "email-agent thread 7", "project": "ops"},
+            "action_request": {"action": "send_email",
+                               "args": {"to": "ops@example.com", "subject": "Rollout done"}},
+            "config": {"allow_accept": true, "allow_edit": true, "allow_respond": true,
+                       "allow_ignore": true},
+            "description": "The agent wants to tell **ops** the rollout is done."}"#,
+    );
+    d.open("interrupt-1").await;
+    let decision = d.question(0, "decision").await;
+    let respond = decision
+        .find(fantoccini::Locator::Css(
+            "input[type=radio][value=response]",
+        ))
+        .await
+        .unwrap();
+    d.click_element(&respond).await;
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    let what = "Submit to wait for the response text";
+    let reason = harness::eventually(what, STEP, || async {
+        let submit = d.find("[data-testid=submit]").await;
+        if submit.is_enabled().await.unwrap_or(true) {
+            return None;
+        }
+        Some(d.text("[data-testid=submit-reason]").await)
+    })
+    .await;
+    assert!(reason.contains("required"), "{reason}");
+
+    let response = d.question(2, "response").await;
+    let when = d.text("[data-testid=required-when]").await;
+    assert!(when.contains("when Decision is"), "{when}");
+    let error = d.text("[data-testid=field-error]").await;
+    assert!(error.contains("required when Decision is"), "{error}");
+    d.capture("interrupt-needs-response").await;
+    let text = d
+        .find_in(&response, "[data-testid=text-input], textarea")
+        .await;
+    d.type_into(&text, "Send it tomorrow at 9:00 instead.")
+        .await;
+    d.wait_gone("[data-testid=field-error]").await;
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    d.screenshot("interrupt").await;
+    d.submit().await;
+
+    let outcome = d.wait_for_outcome("interrupt-1").await;
+    assert_eq!(outcome["status"], "answered", "{outcome:#}");
+    assert_eq!(
+        outcome["reply"],
+        json!({"type": "response", "args": "Send it tomorrow at 9:00 instead."}),
+        "{outcome:#}"
+    );
+    d.finish().await;
+}

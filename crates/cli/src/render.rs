@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Local, TimeDelta, Utc};
 use inbox_engine::store::LoggedEvent;
 use inbox_engine::{RequestDetail, RequestSummary, State};
-use inbox_protocol::{Outcome, Problem, Question, QuestionKind, Request, Source};
+use inbox_protocol::{
+    Outcome, Problem, Question, QuestionKind, Request, Rules, Source, TextFormat,
+};
 use serde_json::Value;
 
 use crate::commands::check::FileReport;
@@ -325,10 +327,14 @@ fn questions(request: &Request) -> String {
 
 fn question_text(number: usize, question: &Question) -> String {
     let mut text = String::new();
-    let required = if question.required {
-        "required"
-    } else {
-        "optional"
+    let required = match &question.rules.required_if {
+        _ if question.required => "required".to_owned(),
+        Some(condition) => format!(
+            "required when {} is {}",
+            condition.question,
+            answer_value(&condition.equals)
+        ),
+        None => "optional".to_owned(),
     };
     let label = question
         .label
@@ -389,16 +395,66 @@ fn question_text(number: usize, question: &Question) -> String {
             }
         }
     }
+    let rules = rules_in_words(&question.rules);
+    if !rules.is_empty() {
+        let _ = writeln!(text, "     rules: {}", rules.join(", "));
+    }
     match default.filter(|_| !default_marked) {
         Some(Value::Array(none)) if none.is_empty() => {
             let _ = writeln!(text, "     default: none of them");
         }
         Some(value) => {
-            let _ = writeln!(text, "     default: {}", answer_value(value));
+            let value = answer_value(value);
+            match value.split_once('\n') {
+                // A multi-line default (JSON to edit, a template) keeps its shape, indented.
+                Some(_) => {
+                    let _ = writeln!(text, "     default:\n{}", indent(&value, "       "));
+                }
+                None => {
+                    let _ = writeln!(text, "     default: {value}");
+                }
+            }
         }
         None => {}
     }
     text
+}
+
+/// A question's rules beyond its type and pattern, as a CLI user must meet them with `--set`.
+fn rules_in_words(rules: &Rules) -> Vec<String> {
+    let mut words = Vec::new();
+    if let Some(format) = rules.format {
+        words.push(
+            match format {
+                TextFormat::Integer => "an integer",
+                TextFormat::Number => "a number",
+                TextFormat::Email => "an email address",
+                TextFormat::Uri => "an absolute URI",
+                TextFormat::Date => "a date (YYYY-MM-DD)",
+                TextFormat::DateTime => "a date and time (RFC 3339)",
+                TextFormat::JsonObject => "a JSON object",
+            }
+            .to_owned(),
+        );
+    }
+    let mut bound = |what: &str, value: Option<String>| {
+        if let Some(value) = value {
+            words.push(format!("{what} {value}"));
+        }
+    };
+    bound("at least", rules.minimum.map(|n| n.to_string()));
+    bound("at most", rules.maximum.map(|n| n.to_string()));
+    bound(
+        "at least",
+        rules.min_length.map(|n| format!("{n} characters")),
+    );
+    bound(
+        "at most",
+        rules.max_length.map(|n| format!("{n} characters")),
+    );
+    bound("at least", rules.min_items.map(|n| format!("{n} picks")));
+    bound("at most", rules.max_items.map(|n| format!("{n} picks")));
+    words
 }
 
 /// An answer value: `yes`/`no`, a bare string, or a list.

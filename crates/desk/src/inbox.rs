@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
 use crate::views::{
-    HistoryView, OutcomeView, RequestView, RowView, SpoolProblemView, SubmitResult,
+    HistoryView, OutcomeView, ProblemView, RequestView, RowView, SpoolProblemView, SubmitResult,
 };
 
 /// How many settled requests the History view loads.
@@ -142,17 +142,18 @@ impl Inbox {
         }
     }
 
-    /// Checks a text answer against its question (its `pattern` above all) the way the
-    /// answer will be checked on submit: `None` when it is acceptable, else the problem.
-    /// The window asks this as the operator types, instead of running the request's pattern
-    /// itself: JavaScript's regular expressions backtrack, so a hostile pattern could freeze
-    /// the window, while Rust's `regex` runs in linear time.
-    pub fn check_text(
+    /// Checks the answers given so far (question id → value, unanswered ones left out) the
+    /// way a submit will, without writing anything: every problem, each pointing at its
+    /// question; none when they can be submitted. The window asks this as the operator
+    /// works, so every rule (patterns, lengths, formats, ranges, picks, questions required
+    /// by another answer) is shown before Submit, from the one checker in Rust. Patterns
+    /// above all must not run in the window: JavaScript's regular expressions backtrack, so
+    /// a hostile pattern could freeze it, while Rust's `regex` runs in linear time.
+    pub fn check_answers(
         &self,
         id: &str,
-        question_id: &str,
-        text: &str,
-    ) -> Result<Option<String>, IpcError> {
+        answers: &Map<String, Value>,
+    ) -> Result<Vec<ProblemView>, IpcError> {
         let request = self
             .engine()
             .store()
@@ -164,18 +165,12 @@ impl Inbox {
                     format!("no request \"{id}\" in the inbox"),
                 )
             })?;
-        let question = request
-            .questions
+        Ok(inbox_protocol::answers::check_answers(&request, answers)
+            .err()
+            .unwrap_or_default()
             .iter()
-            .find(|q| q.id == question_id)
-            .ok_or_else(|| {
-                IpcError::new(
-                    ErrorCode::NotFound,
-                    format!("request \"{id}\" has no question \"{question_id}\""),
-                )
-            })?;
-        let value = serde_json::Value::String(text.to_owned());
-        Ok(inbox_protocol::answers::check_value(question, &value).err())
+            .map(ProblemView::of)
+            .collect())
     }
 
     /// Places the demo requests (offered when the inbox is empty); returns how many.

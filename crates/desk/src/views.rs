@@ -140,6 +140,9 @@ pub struct QuestionView {
     /// Already a valid answer: a boolean, a choice id, an array of ids, or text.
     pub default: Option<Value>,
     pub required: bool,
+    /// For a question another answer makes required: when, in words ("when Decision is
+    /// “Respond”"), so the form says so instead of "optional".
+    pub required_when: Option<String>,
     pub pattern: Option<String>,
     pub allow_custom: bool,
 }
@@ -268,8 +271,12 @@ impl ProblemView {
     }
 }
 
+/// How much of the other answer `required_when` quotes.
+const REQUIRED_WHEN_ANSWER_CHARS: usize = 40;
+
 impl QuestionView {
-    pub fn of(question: &Question) -> QuestionView {
+    /// `request` holds the question, and the one its `required_if` names.
+    pub fn of(question: &Question, request: &Request) -> QuestionView {
         QuestionView {
             id: question.id.clone(),
             kind: word(&question.kind),
@@ -280,10 +287,27 @@ impl QuestionView {
             choices: question.choices.iter().map(ChoiceView::of).collect(),
             default: question.default.clone(),
             required: question.required,
+            required_when: required_when(question, request),
             pattern: question.pattern.clone(),
             allow_custom: question.allow_custom,
         }
     }
+}
+
+fn required_when(question: &Question, request: &Request) -> Option<String> {
+    let condition = question.rules.required_if.as_ref()?;
+    let other = request.question(&condition.question)?;
+    let answer = answer_in_words(Some(other), &condition.equals);
+    let answer = match answer.char_indices().nth(REQUIRED_WHEN_ANSWER_CHARS) {
+        // Cut at a word's end where there is one: "Respond: send the agent a message…".
+        Some((end, _)) => {
+            let head = &answer[..end];
+            let head = head.rfind(' ').map_or(head, |space| &head[..space]);
+            format!("{}…", head.trim_end_matches([' ', ',', ';', ':']))
+        }
+        None => answer,
+    };
+    Some(format!("when {} is “{answer}”", other.tab_label()))
 }
 
 impl ChoiceView {
@@ -365,7 +389,7 @@ impl RequestView {
         RequestView {
             row: RowView::of(&detail.summary),
             questions: request
-                .map(|r| r.questions.iter().map(QuestionView::of).collect())
+                .map(|r| r.questions.iter().map(|q| QuestionView::of(q, r)).collect())
                 .unwrap_or_default(),
             confirm_title: request.and_then(|r| r.confirm_title.clone()),
             confirm_description_html: request

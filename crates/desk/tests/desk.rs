@@ -374,28 +374,70 @@ fn only_web_links_leave_the_app() {
     assert_eq!(opened, ["https://ci.example.com/r/1"]);
 }
 
-/// The window checks typed text through Rust: a pattern built to make a backtracking engine
-/// take forever answers at once here, and a mismatch is named.
+/// The window checks the answers through Rust as the operator works: a pattern built to make
+/// a backtracking engine take forever answers at once here, a mismatch is named, and a
+/// question required by another answer is named too; nothing is written.
 #[test]
-fn typed_text_is_checked_against_its_pattern_in_linear_time() {
+fn answers_are_checked_as_on_submit_without_writing() {
     let fx = start();
     fx.place(
         "ticket",
-        json!({"questions": [{"id": "t", "type": "text", "question": "Ticket?",
-                              "pattern": "^(a|a)*b$|(x+x+)+y"}]}),
+        json!({"questions": [
+            {"id": "t", "type": "text", "question": "Ticket?", "pattern": "^(a|a)*b$|(x+x+)+y"}]}),
+    );
+    fx.place(
+        "interrupt",
+        json!({"action_request": {"action": "send_email", "args": {"to": "ops@example.com"}},
+               "config": {"allow_accept": true, "allow_respond": true}}),
     );
     fx.wait_pending("ticket");
+    fx.wait_pending("interrupt");
     let inbox = fx.desk.inbox();
-    let hostile = "a".repeat(5_000);
-    let problem = inbox.check_text("ticket", "t", &hostile).unwrap();
+    let answers = |value: Value| value.as_object().unwrap().clone();
+
+    let hostile = answers(json!({"t": "a".repeat(5_000)}));
+    let problems = inbox.check_answers("ticket", &hostile).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].pointer, "/t");
     assert!(
-        problem
-            .as_deref()
-            .unwrap_or_default()
-            .contains("does not match"),
-        "{problem:?}"
+        problems[0].message.contains("does not match"),
+        "{problems:?}"
     );
-    assert_eq!(inbox.check_text("ticket", "t", "aaab").unwrap(), None);
-    assert!(inbox.check_text("ticket", "nope", "x").is_err());
-    assert!(inbox.check_text("missing", "t", "x").is_err());
+    assert!(inbox
+        .check_answers("ticket", &answers(json!({"t": "aaab"})))
+        .unwrap()
+        .is_empty());
+    let unknown = inbox
+        .check_answers("ticket", &answers(json!({"t": "aaab", "nope": 1})))
+        .unwrap();
+    assert_eq!(unknown[0].pointer, "/nope");
+
+    let respond = answers(json!({"decision": "response"}));
+    let problems = inbox.check_answers("interrupt", &respond).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].pointer, "/response");
+    assert!(problems[0].message.contains("required"), "{problems:?}");
+    assert!(inbox
+        .check_answers("interrupt", &answers(json!({"decision": "accept"})))
+        .unwrap()
+        .is_empty());
+
+    // The form says when the response is required, in the questions' words.
+    let view = inbox.request("interrupt").unwrap();
+    let when: Vec<Option<&str>> = view
+        .questions
+        .iter()
+        .map(|q| q.required_when.as_deref())
+        .collect();
+    assert_eq!(
+        when,
+        [
+            None,
+            Some("when Decision is “Respond: send the agent a message…”")
+        ]
+    );
+
+    assert!(inbox.check_answers("missing", &respond).is_err());
+    assert!(!fx.spool.join("answers/ticket.json").exists());
+    assert!(!fx.spool.join("answers/interrupt.json").exists());
 }

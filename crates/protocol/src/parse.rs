@@ -462,6 +462,26 @@ fn normalise_question(
     let choices = if kind.has_choices() {
         normalise_choices(&wire, at, problems)
     } else {
+        // The operator would never see them: refused, like a pattern on a non-text question,
+        // so that an asker who meant a choice learns it at once.
+        let choice_types = match dialect {
+            crate::model::Dialect::Interactive => "choice or multiChoice",
+            crate::model::Dialect::Structured => "single_choice or multi_choice",
+        };
+        for (field, given) in [
+            ("options", wire.options.is_some()),
+            ("choices", wire.choices.is_some()),
+        ] {
+            if given {
+                problems.push(Problem::new(
+                    format!("{at}/{field}"),
+                    format!(
+                        "{field} only apply to choice questions, not to {type_name}; use \
+                         {choice_types} to offer them"
+                    ),
+                ));
+            }
+        }
         Vec::new()
     };
 

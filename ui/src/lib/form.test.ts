@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   answerInWords,
+  answersKey,
   answerValue,
   buildAnswers,
   checkForm,
@@ -21,6 +22,7 @@ import {
   tabLabels,
   type Draft,
   type FormState,
+  type RustCheck,
 } from './form';
 import { choices, question } from './testing';
 
@@ -158,33 +160,57 @@ describe('checkQuestion', () => {
     expect(checkQuestion(optional, initialDraft(optional), 'x')).toMatchObject({ state: 'empty', blocking: false, reason: null });
   });
 
-  it('shows Rust’s verdict on the text in the draft, never running the pattern itself', () => {
-    const check = (text: string, verdict?: { text: string; problem: string | null }) =>
-      checkQuestion(textQ, { kind: 'text', text }, 'Ticket id', verdict);
-    expect(check('OPS-12', { text: 'OPS-12', problem: null })).toMatchObject({ state: 'answered', blocking: false });
-    expect(check('ops-12', { text: 'ops-12', problem: 'does not match' })).toEqual({
+  it('shows Rust’s verdict on an answer, never running the pattern itself', () => {
+    const check = (text: string, rust?: string[]) => checkQuestion(textQ, { kind: 'text', text }, 'Ticket id', rust);
+    expect(check('OPS-12', [])).toMatchObject({ state: 'answered', blocking: false });
+    expect(check('ops-12', ['"ops-12" does not match the pattern ^[A-Z]+-\\d+$'])).toEqual({
       state: 'invalid',
       blocking: true,
-      message: 'Does not match ^[A-Z]+-\\d+$',
-      reason: '“Ticket id” does not match ^[A-Z]+-\\d+$',
+      message: '"ops-12" does not match the pattern ^[A-Z]+-\\d+$',
+      reason: '“Ticket id”: "ops-12" does not match the pattern ^[A-Z]+-\\d+$',
     });
-    // A verdict about older text does not count; Rust checks again on submit anyway.
-    expect(check('OPS-1', { text: 'ops-12', problem: 'does not match' }).state).toBe('answered');
+    // Without a verdict the text counts as answered; Rust checks again on submit anyway.
     expect(check('ops-12').state).toBe('answered');
   });
 
-  it('checks an optional text against its pattern once something is typed', () => {
-    const optional = { ...textQ, required: false };
-    expect(checkQuestion(optional, { kind: 'text', text: '' }, 'x').state).toBe('empty');
-    const bad = { text: 'nope', problem: 'does not match' };
-    expect(checkQuestion(optional, { kind: 'text', text: 'nope' }, 'x', bad).blocking).toBe(true);
+  it('keeps its own word on a required empty question and on text over the limit', () => {
+    const required = ['question "ticket" is required and has no answer'];
+    expect(checkQuestion(textQ, { kind: 'text', text: '' }, 'Ticket id', required)).toMatchObject({
+      state: 'empty',
+      reason: 'Answer “Ticket id” first',
+    });
+    const long = checkQuestion(textQ, { kind: 'text', text: 'a'.repeat(10_001) }, 'Ticket id', ['does not match']);
+    expect(long.message).toBe('Is too long: 10,001 characters, at most 10,000');
   });
 
-  it('passes the verdicts to the right question in a form', () => {
-    const verdicts = new Map([['ticket', { text: 'nope', problem: 'does not match' }]]);
+  it('blocks an empty optional question that another answer makes required', () => {
+    const optional = { ...textQ, required: false };
+    const rust = ['question "ticket" is required when "decision" is "response"'];
+    expect(checkQuestion(optional, { kind: 'text', text: '' }, 'Ticket id', rust)).toMatchObject({
+      state: 'invalid',
+      blocking: true,
+      reason: '“Ticket id”: question "ticket" is required when "decision" is "response"',
+    });
+    // Said in the questions' words when the view gives them.
+    const worded = { ...optional, required_when: 'when Decision is “Respond”' };
+    expect(checkQuestion(worded, { kind: 'text', text: '' }, 'Ticket id', rust)).toMatchObject({
+      state: 'invalid',
+      message: 'An answer is required when Decision is “Respond”',
+      reason: 'Answer “Ticket id”: it is required when Decision is “Respond”',
+    });
+    expect(checkQuestion(worded, { kind: 'text', text: '' }, 'Ticket id').state).toBe('empty');
+  });
+
+  it('counts Rust’s verdict only while the form gives the answers it was about', () => {
     const form: FormState = [{ kind: 'text', text: 'nope' }];
-    expect(checkForm([textQ], form, verdicts)).toMatchObject({ valid: false, firstBlocking: 0 });
+    const rust: RustCheck = {
+      answers: answersKey([textQ], form),
+      byQuestion: new Map([['ticket', ['"nope" does not match the pattern']]]),
+    };
+    expect(checkForm([textQ], form, rust)).toMatchObject({ valid: false, firstBlocking: 0 });
     expect(checkForm([textQ], form)).toMatchObject({ valid: true });
+    const changed: FormState = [{ kind: 'text', text: 'OPS-1' }];
+    expect(checkForm([textQ], changed, rust)).toMatchObject({ valid: true });
   });
 
   it('treats spaces as a text answer (as Rust does) but not as a fill-in', () => {
@@ -216,12 +242,16 @@ describe('checkQuestion', () => {
 
 describe('checkForm', () => {
   const qs = [choiceQ, textQ, { ...confirmQ, required: false }];
-  const badTicket = new Map([['ticket', { text: 'bad', problem: 'does not match' }]]);
+  /** Rust's verdict on `form`: the ticket "bad" does not match its pattern. */
+  const badTicket = (form: FormState): RustCheck => ({
+    answers: answersKey(qs, form),
+    byQuestion: new Map([['ticket', ['"bad" does not match the pattern ^[A-Z]+-\\d+$']]]),
+  });
 
   it('gives the first blocking question as the reason', () => {
     const form = initialForm(qs);
     form[1] = { kind: 'text', text: 'bad' };
-    const result = checkForm(qs, form, badTicket);
+    const result = checkForm(qs, form, badTicket(form));
     expect(result.valid).toBe(false);
     expect(result.firstBlocking).toBe(0);
     expect(result.reason).toBe('Answer “Target env” first');
@@ -232,7 +262,10 @@ describe('checkForm', () => {
     const form = initialForm(qs);
     form[0] = { kind: 'choice', selected: 'prod', custom: '', useCustom: false };
     form[1] = { kind: 'text', text: 'bad' };
-    expect(checkForm(qs, form, badTicket)).toMatchObject({ firstBlocking: 1, reason: '“Ticket id” does not match ^[A-Z]+-\\d+$' });
+    expect(checkForm(qs, form, badTicket(form))).toMatchObject({
+      firstBlocking: 1,
+      reason: '“Ticket id”: "bad" does not match the pattern ^[A-Z]+-\\d+$',
+    });
   });
 
   it('is valid when every required question is answered and nothing is invalid', () => {

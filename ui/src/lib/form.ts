@@ -2,9 +2,10 @@
 // that can be submitted, and the `answers` object `submit_answers` takes. No DOM here, so
 // every rule is unit-tested; the components only render it.
 //
-// The rules mirror the Rust checker (crates/protocol/src/answers.rs) so the operator learns
-// what is wrong while typing, not after a round trip. Rust still checks everything: this is
-// a convenience, not the authority.
+// Only what needs no request rules is checked here (empty, required, the inbox's length
+// limit); everything else is Rust's checker (crates/protocol/src/answers.rs), asked as the
+// operator works (`RustCheck`), so the window and the CLI can never disagree. Rust checks
+// everything again on submit: the form is a convenience, not the authority.
 
 import type { ChoiceView } from './bindings/ChoiceView';
 import type { ProblemView } from './bindings/ProblemView';
@@ -148,13 +149,22 @@ export function setText(draft: Draft, text: string): Draft {
 // ---- Checking ----
 
 /**
- * Rust's verdict on a text answer (`ipc.checkText`): the window never runs a request's
- * pattern itself, since JavaScript's regular expressions backtrack and a hostile pattern
- * could freeze it. `problem` is null when `text` is acceptable.
+ * Rust's verdict on the answers as they stood (`ipc.checkAnswers`): the window never runs a
+ * request's pattern itself, since JavaScript's regular expressions backtrack and a hostile
+ * pattern could freeze it, and rules such as lengths, number ranges, pick counts and
+ * questions required by another answer are not mirrored here but asked of Rust's checker.
+ * `answers` is the `buildAnswers` JSON that was checked; the verdict counts only while the
+ * form still gives exactly those answers.
  */
-export interface PatternCheck {
-  text: string;
-  problem: string | null;
+export interface RustCheck {
+  answers: string;
+  /** Question id → problems with its answer. */
+  byQuestion: ReadonlyMap<string, string[]>;
+}
+
+/** The key a `RustCheck` is valid for. */
+export function answersKey(questions: QuestionView[], form: FormState): string {
+  return JSON.stringify(buildAnswers(questions, form));
 }
 
 function charCount(text: string): number {
@@ -186,16 +196,42 @@ function quoted(label: string): string {
 }
 
 /**
- * One question's state. `label` names it in the reason (its tab label). `pattern` is Rust's
- * verdict on a text answer; it counts only while it is about the text in the draft (until
- * the verdict on new text arrives, the text counts as answered: Rust checks again on submit).
+ * One question's state. `label` names it in the reason (its tab label). `rust` is what Rust's
+ * checker said about this question's answer, when its verdict is about the answers in the
+ * form (until the verdict on new answers arrives, the local state stands: Rust checks again
+ * on submit).
  */
 export function checkQuestion(
   question: QuestionView,
   draft: Draft,
   label: string,
-  pattern?: PatternCheck,
+  rust: readonly string[] = [],
 ): QuestionCheck {
+  const local = checkLocally(question, draft, label);
+  // What is wrong here already says more, and "required and has no answer" is the empty state.
+  if (local.state === 'invalid' || (local.state === 'empty' && question.required)) return local;
+  const problem = rust[0];
+  if (problem === undefined) return local;
+  if (local.state === 'empty' && question.required_when) {
+    // The one thing Rust can find wrong with an empty optional question: another answer
+    // requires it. Said in the questions' words rather than Rust's ids.
+    return {
+      state: 'invalid',
+      blocking: true,
+      message: `An answer is required ${question.required_when}`,
+      reason: `Answer ${quoted(label)}: it is required ${question.required_when}`,
+    };
+  }
+  return {
+    state: 'invalid',
+    blocking: true,
+    message: problem.charAt(0).toUpperCase() + problem.slice(1),
+    reason: `${quoted(label)}: ${problem}`,
+  };
+}
+
+/** What the form can tell without Rust: empty, too long, or answered. */
+function checkLocally(question: QuestionView, draft: Draft, label: string): QuestionCheck {
   const empty: QuestionCheck = question.required
     ? { state: 'empty', blocking: true, message: null, reason: `Answer ${quoted(label)} first` }
     : { state: 'empty', blocking: false, message: null, reason: null };
@@ -230,11 +266,7 @@ export function checkQuestion(
       // Like Rust: only the empty string is "no answer"; spaces are an answer to check.
       if (draft.text === '') return empty;
       const long = tooLong(draft.text);
-      if (long) return invalid(long);
-      if (question.pattern && pattern?.text === draft.text && pattern.problem) {
-        return invalid(`does not match ${question.pattern}`);
-      }
-      return answered;
+      return long ? invalid(long) : answered;
     }
   }
 }
@@ -248,16 +280,13 @@ export interface FormCheck {
   questions: QuestionCheck[];
 }
 
-/** `patterns`: Rust's latest verdict per question id (see `PatternCheck`). */
-export function checkForm(
-  questions: QuestionView[],
-  form: FormState,
-  patterns: ReadonlyMap<string, PatternCheck> = new Map(),
-): FormCheck {
+/** `rust`: Rust's latest verdict (see `RustCheck`); ignored once the answers have changed. */
+export function checkForm(questions: QuestionView[], form: FormState, rust?: RustCheck): FormCheck {
   const labels = tabLabels(questions);
+  const current = rust && rust.answers === answersKey(questions, form) ? rust.byQuestion : undefined;
   const checks = questions.map((question, i) => {
     const draft = form[i] ?? initialDraft(question);
-    return checkQuestion(question, draft, labels[i] ?? question.id, patterns.get(question.id));
+    return checkQuestion(question, draft, labels[i] ?? question.id, current?.get(question.id));
   });
   const firstBlocking = checks.findIndex((check) => check.blocking);
   return {

@@ -6,6 +6,7 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 
 import type { HistoryView } from './bindings/HistoryView';
+import type { ProblemView } from './bindings/ProblemView';
 import type { RequestView } from './bindings/RequestView';
 import type { RowView } from './bindings/RowView';
 import type { Settings } from './bindings/Settings';
@@ -45,11 +46,12 @@ export const declineRequest = (id: string, reason: string) =>
   call<SubmitResult>('decline_request', { id, reason });
 
 /**
- * Rust's check of a typed text answer (its pattern above all): null when acceptable, else the
- * problem. The window never runs a request's pattern itself (see form.ts, PatternCheck).
+ * Rust's check of the answers given so far, as a submit would check them, without writing
+ * anything: the problems (each pointing at its question), none when they can be submitted.
+ * The window never runs a request's pattern or other rules itself (see form.ts, RustCheck).
  */
-export const checkText = (id: string, questionId: string, text: string) =>
-  call<string | null>('check_text', { id, questionId, text });
+export const checkAnswers = (id: string, answers: Record<string, JsonValue>) =>
+  call<ProblemView[]>('check_answers', { id, answers });
 
 /** Places the demo requests in the spool (offered when the inbox is empty); returns how many. */
 export const addDemoRequests = () => call<number>('add_demo_requests');

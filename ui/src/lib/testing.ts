@@ -35,6 +35,7 @@ export function question(overrides: Partial<QuestionView> = {}): QuestionView {
     choices: [],
     default: null,
     required: true,
+    required_when: null,
     pattern: null,
     allow_custom: false,
     ...overrides,

@@ -25,4 +25,9 @@ tab_label: string, choices: Array<ChoiceView>,
 /**
  * Already a valid answer: a boolean, a choice id, an array of ids, or text.
  */
-default: JsonValue | null, required: boolean, pattern: string | null, allow_custom: boolean, };
+default: JsonValue | null, required: boolean, 
+/**
+ * For a question another answer makes required: when, in words ("when Decision is
+ * “Respond”"), so the form says so instead of "optional".
+ */
+required_when: string | null, pattern: string | null, allow_custom: boolean, };
