@@ -20,7 +20,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
         Exit codes: 0 success; 1 failure (invalid input, unknown id, I/O); 2 usage error; \
         3 the request is already settled (answer, cancel); 4 the answer is kept, not yet \
         written: the spool would not take it (answer); for `ask --wait`: 10 declined, \
-        11 expired, 12 rejected, 13 cancelled, 124 timed out.
+        11 expired, 12 rejected, 13 cancelled, 124 timed out.",
     after_help = "The protocol: docs/PROTOCOL.md, or `answer-inbox schema request|outcome`."
 )]
 pub struct Cli {
