@@ -10,6 +10,8 @@
 #   2  expired: nobody answered before the request expired (only with EXPIRE_SECONDS)
 #   3  no answer within TIMEOUT seconds; the request stays pending in the inbox
 #   4  anything else: invalid request, request withdrawn, answer-inbox missing or failing
+#   5  stopped while waiting (the job was cancelled: SIGTERM or Ctrl-C); the request is
+#      withdrawn, so nobody can approve a deploy that no longer waits
 #
 # Usage: ci-gate.sh [BUILD]
 #
@@ -114,9 +116,21 @@ JSON
 say "asking for approval of build $build (request $request_id, waiting up to ${timeout}s)"
 
 # Standard output of `ask --wait` is the outcome JSON alone; its exit code is the status.
+# It runs in the background so that a stop (the CI system cancelling the job) is handled at
+# once: `wait` returns on a trapped signal, where a foreground command would be waited out.
 # `|| status=$?` keeps `set -e` from ending the script on a non-zero status.
 status=0
-answer-inbox ask --wait --timeout "$timeout" "$request" >"$outcome" || status=$?
+answer-inbox ask --wait --timeout "$timeout" "$request" >"$outcome" &
+asking=$!
+stopped() {
+  kill "$asking" 2>/dev/null || true
+  answer-inbox cancel "$request_id" >/dev/null 2>&1 || true
+  say "stopped while waiting; request $request_id withdrawn; not deploying"
+  exit 5
+}
+trap stopped INT TERM
+wait "$asking" || status=$?
+trap - INT TERM
 
 # Prints one field of the outcome: a string as it is, anything else as JSON (true, false).
 # `answers.deploy` reads a nested field; a missing field prints nothing.

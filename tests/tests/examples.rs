@@ -285,6 +285,24 @@ fn ci_gate_fails_the_job_when_nobody_answers_in_time() {
     assert_eq!(pending[0]["state"], "pending");
 }
 
+/// A cancelled CI job (SIGTERM to the script alone, as a runner may send it) withdraws its
+/// question at once: nobody can approve a deploy that no longer waits.
+#[test]
+fn ci_gate_withdraws_its_question_when_the_job_is_stopped() {
+    let inbox = Inbox::new();
+    let mut gate = start_gate(&inbox, "1240", "600", None);
+    let id = gate.placed_request(&inbox);
+    let pid = gate.child.id().to_string();
+    let signalled = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(signalled.success());
+    let ended = gate.finish();
+    assert_eq!(ended.code, 5, "{}{}", ended.stdout, ended.stderr);
+    assert!(ended.stdout.contains("withdrawn"), "{}", ended.stdout);
+    assert!(inbox.spool().join("cancel").join(&id).exists());
+    let out = inbox.run(&["answer", &id, "--set", "deploy=yes"]);
+    assert_ne!(code(&out), 0, "a withdrawn request cannot be approved");
+}
+
 #[test]
 fn ci_gate_stops_when_the_request_expires() {
     let inbox = Inbox::new();

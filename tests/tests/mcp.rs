@@ -52,7 +52,14 @@ impl Session {
     /// Starts the server in `workdir` (progress every 0.2 s, so a test sees several) and
     /// completes the MCP handshake as `name`.
     async fn start(inbox: &Inbox, name: &str, workdir: &Path) -> Session {
-        let mut command = inbox.cmd(&["mcp", "--progress-every", "0.2"]);
+        Session::start_with(inbox, name, workdir, &[]).await
+    }
+
+    /// [`Session::start`] with more arguments for `answer-inbox mcp`.
+    async fn start_with(inbox: &Inbox, name: &str, workdir: &Path, more: &[&str]) -> Session {
+        let mut args = vec!["mcp", "--progress-every", "0.2"];
+        args.extend_from_slice(more);
+        let mut command = inbox.cmd(&args);
         command.current_dir(workdir);
         let mut command = tokio::process::Command::from(command);
         // Stopped with the test even when it fails before closing the session.
@@ -463,6 +470,38 @@ async fn a_declined_request_reads_as_a_refusal() {
     assert!(text.contains("DECLINED"), "{text}");
     assert!(text.contains("\"not during the change freeze\""), "{text}");
     assert!(text.contains("Do not go ahead"), "{text}");
+    session.close().await;
+}
+
+/// With no inbox on the spool nothing expires a request, yet the agent was promised the wait
+/// ends: past timeout_seconds and the grace, the call withdraws its request and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_its_timeout_with_no_inbox_to_expire_it_withdraws() {
+    let inbox = Inbox::new();
+    let session = Session::start_with(
+        &inbox,
+        "patient",
+        &workdir(&inbox),
+        &["--expiry-grace", "0.5"],
+    )
+    .await;
+    let started = Instant::now();
+    let result = session
+        .ask(json!({"timeout_seconds": 1, "questions": [
+            {"type": "yes_no", "question": "Rotate the keys?"}
+        ]}))
+        .await
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "cancelled", "{structured:#}");
+    let reason = structured["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no inbox on this spool expired"),
+        "{reason}"
+    );
+    let id = structured["id"].as_str().unwrap();
+    assert!(tombstone(&inbox, id).exists());
     session.close().await;
 }
 

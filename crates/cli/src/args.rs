@@ -286,6 +286,12 @@ pub struct McpArgs {
     /// that asked for progress).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_seconds)]
     pub progress_every: Duration,
+
+    /// Seconds past a request's timeout_seconds to wait for an inbox to expire it; then the
+    /// call withdraws the request itself and returns `cancelled` (no inbox is running on the
+    /// spool, or it is stuck)
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_seconds)]
+    pub expiry_grace: Duration,
 }
 
 /// A path that may be empty: `ANSWER_INBOX_DIR=` means "not set", as for most tools, and

@@ -120,7 +120,7 @@ pub fn prepare(request: impl Into<RequestBody>, id: Option<&str>) -> Result<Prep
 fn choose_id(bytes: &[u8], given: Option<&str>) -> Result<String, AskError> {
     let body_id = serde_json::from_slice::<Value>(bytes)
         .ok()
-        .and_then(|value| value.get("id")?.as_str().map(str::to_owned));
+        .and_then(|value| inbox_protocol::body_id(&value).map(str::to_owned));
     if let Some(given) = given {
         if !is_valid_id(given) {
             return Err(AskError::InvalidId(given.to_owned()));
@@ -159,6 +159,15 @@ mod tests {
             Err(AskError::InvalidId(_))
         ));
         assert_eq!(choose_id(b"[]", None).unwrap().len(), 26);
+    }
+
+    #[test]
+    fn a_human_interrupt_list_names_its_id_in_its_one_element() {
+        let list = br#"[{"id": "intr-1", "action_request": {"action": "rm", "args": {}},
+                         "config": {"allow_accept": true}}]"#;
+        assert_eq!(choose_id(list, None).unwrap(), "intr-1");
+        let prepared = prepare(&list[..], None).unwrap();
+        assert_eq!(prepared.id(), "intr-1");
     }
 
     #[test]

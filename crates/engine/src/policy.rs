@@ -5,12 +5,11 @@
 use chrono::{DateTime, Utc};
 use inbox_protocol::{fill_defaults, Mode, Outcome, OutcomeStatus, Request};
 
-/// `answered_by` of outcomes that autonomous mode decides.
-pub const AUTONOMOUS: &str = "policy:autonomous";
-/// `answered_by` of outcomes that expiry decides.
-pub const EXPIRY: &str = "policy:expiry";
-/// `answered_by` of `rejected` outcomes: the request failed validation.
-pub const VALIDATION: &str = "policy:validation";
+// The policies' names in `answered_by`, defined by the protocol (a dialect's reply depends on
+// who decided).
+pub use inbox_protocol::{
+    BY_AUTONOMOUS as AUTONOMOUS, BY_EXPIRY as EXPIRY, BY_VALIDATION as VALIDATION,
+};
 
 /// The outcome autonomous mode gives at once, if it may: only when every required question
 /// has a default.

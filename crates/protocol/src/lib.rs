@@ -32,6 +32,8 @@ pub use model::{
     Choice, Dialect, Expiry, Mode, Origin, Priority, Question, QuestionKind, Request, Rules,
     Source, TextFormat,
 };
-pub use outcome::{Outcome, OutcomeStatus, PROTOCOL_VERSION};
-pub use parse::{parse_request, sha256_hex};
+pub use outcome::{
+    Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
+};
+pub use parse::{body_id, parse_request, sha256_hex};
 pub use problem::Problem;

@@ -15,6 +15,13 @@ use crate::problem::Problem;
 /// The protocol version written into every outcome.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// `answered_by` of outcomes that autonomous mode decides.
+pub const BY_AUTONOMOUS: &str = "policy:autonomous";
+/// `answered_by` of outcomes that expiry decides: nobody answered in time.
+pub const BY_EXPIRY: &str = "policy:expiry";
+/// `answered_by` of `rejected` outcomes: the request failed validation.
+pub const BY_VALIDATION: &str = "policy:validation";
+
 /// How a request was settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

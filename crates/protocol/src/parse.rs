@@ -103,6 +103,17 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
     }
 }
 
+/// The `id` a request body gives itself: at the top of an object, or in the one element of a
+/// HumanInterrupt list, where that shape keeps the envelope's fields. An asker placing the body
+/// names its file after it.
+pub fn body_id(value: &Value) -> Option<&str> {
+    let holder = match detect_shape(value) {
+        Ok(Shape::HumanInterruptList) => value.get(0)?,
+        _ => value,
+    };
+    holder.get("id")?.as_str()
+}
+
 /// The shapes a request file may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {

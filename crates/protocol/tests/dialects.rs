@@ -296,6 +296,51 @@ fn an_elicitation_with_defaults_settles_autonomously_as_accept() {
     assert!(parsed.question("q3").is_some());
 }
 
+/// Expiry may fill every question from its default, but nobody submitted the form, and MCP's
+/// `accept` means a person did: the reply is `cancel`.
+#[test]
+fn an_elicitation_defaulted_by_expiry_replies_cancel() {
+    let defaults_only = request(json!({
+        "message": "Proceed?",
+        "requestedSchema": {"type": "object", "properties": {
+            "replicas": {"type": "integer", "default": 2.0},
+            "note": {"type": "string"}}}
+    }));
+    let filled = fill_defaults(&defaults_only);
+    assert!(filled.missing_required.is_empty());
+    // 2.0 is an integer to JSON Schema, asked and answered as "2".
+    assert_eq!(filled.set.answers["replicas"], json!("2"));
+    let by = |writer: &str| {
+        Outcome::new(
+            "r1",
+            OutcomeStatus::Defaulted,
+            writer,
+            "host/instance",
+            Utc::now(),
+        )
+        .with_answers(filled.set.clone())
+        .with_reply(&defaults_only)
+        .reply
+    };
+    assert_eq!(
+        by(inbox_protocol::BY_EXPIRY),
+        Some(json!({"action": "cancel"}))
+    );
+    assert_eq!(
+        by(inbox_protocol::BY_AUTONOMOUS),
+        Some(json!({"action": "accept", "content": {"replicas": 2}}))
+    );
+    let fractional = problems(json!({
+        "message": "Proceed?",
+        "requestedSchema": {"type": "object", "properties": {
+            "replicas": {"type": "integer", "default": 2.5}}}
+    }));
+    assert!(
+        fractional[0].message.contains("not a whole number"),
+        "{fractional:?}"
+    );
+}
+
 #[test]
 fn an_elicitation_without_properties_is_accept_or_decline() {
     let confirm = fixture("elicitation-confirm-only");

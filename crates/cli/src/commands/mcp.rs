@@ -17,6 +17,7 @@ pub fn run(locations: &LocationArgs, args: &McpArgs) -> Result<u8> {
     let origin = Origin::detect(args.cwd.as_deref(), args.project.as_deref());
     let settings = Settings {
         progress_every: args.progress_every,
+        expiry_grace: args.expiry_grace,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -40,7 +40,8 @@ pub struct AskOperatorInput {
     pub mode: Option<ModeInput>,
     /// Seconds after which the request expires: questions with a `default` get it, and if
     /// a required question has none the result is `expired`. Without it the call waits
-    /// until the operator answers.
+    /// until the operator answers. (Should no inbox be running to expire it, the call
+    /// withdraws the request soon after and returns `cancelled`.)
     #[schemars(range(min = 1, max = 31536000))]
     pub timeout_seconds: Option<u64>,
     /// Ordering in the operator's inbox; `critical` also raises critical notifications.
@@ -156,7 +157,9 @@ pub fn prepare_request(arguments: &JsonObject, source: Value) -> Result<Prepared
     let mut request = Map::new();
     request.insert("inbox".into(), json!(1));
     request.insert("source".into(), source);
-    for (key, value) in arguments {
+    // The advertised schema makes every optional field nullable (serde's Option): null is
+    // taken as "not given" at every level, as the schema promises.
+    for (key, value) in arguments.iter().filter(|(_, value)| !value.is_null()) {
         if !REQUEST_KEYS.contains(&key.as_str()) {
             problems.push(unknown(String::new(), key, REQUEST_KEYS));
         } else if key == "questions" {
@@ -172,12 +175,16 @@ pub fn prepare_request(arguments: &JsonObject, source: Value) -> Result<Prepared
         Ok(prepared) if problems.is_empty() => Ok(prepared),
         Ok(_) => Err(problems),
         Err(AskError::Invalid(found)) => {
-            problems.extend(
-                found
-                    .into_iter()
-                    .filter(|p| !explained.contains(&p.pointer))
-                    .map(in_input_terms),
-            );
+            for problem in found
+                .into_iter()
+                .filter(|p| !explained.contains(&p.pointer))
+                .filter_map(in_input_terms)
+            {
+                // A label's problem is also its id's (the id is made from it): say it once.
+                if !problems.contains(&problem) {
+                    problems.push(problem);
+                }
+            }
             Err(problems)
         }
         // No id is given and the body has none, so the id is a fresh ULID: nothing else can
@@ -200,13 +207,19 @@ fn questions(value: &Value, problems: &mut Vec<Problem>) -> Value {
                 return question.clone();
             };
             let mut out = Map::new();
-            for (key, value) in fields {
+            let type_known = fields
+                .get("type")
+                .is_none_or(|t| t.as_str().is_some_and(|t| TYPES.contains(&t)));
+            for (key, value) in fields.iter().filter(|(_, value)| !value.is_null()) {
                 if !QUESTION_KEYS.contains(&key.as_str()) {
                     problems.push(unknown(at.clone(), key, QUESTION_KEYS));
                     continue;
                 }
                 let translated = match key.as_str() {
-                    "type" if value.as_str().is_some_and(|t| !TYPES.contains(&t)) => {
+                    // Choices and a default are checked against the type: with the type
+                    // unknown, the only thing to say is that it is.
+                    "choices" | "default" if !type_known => continue,
+                    "type" if !type_known => {
                         problems.push(Problem::new(
                             format!("{at}/type"),
                             format!(
@@ -245,7 +258,7 @@ fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
             };
             let at = format!("{at}/choices/{index}");
             let mut out = Map::new();
-            for (key, value) in fields {
+            for (key, value) in fields.iter().filter(|(_, value)| !value.is_null()) {
                 if CHOICE_KEYS.contains(&key.as_str()) {
                     out.insert(key.clone(), value.clone());
                 } else {
@@ -261,15 +274,21 @@ fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
     Value::Array(translated)
 }
 
-/// A problem with a choice's id is one with its label: the id is made from the label.
-fn in_input_terms(problem: Problem) -> Problem {
-    match problem.pointer.strip_suffix("/id") {
+/// A problem with a choice's id is one with its label: the id is made from the label. A
+/// missing id is a missing label, which the protocol names already.
+fn in_input_terms(problem: Problem) -> Option<Problem> {
+    if problem.pointer.contains("/choices/")
+        && problem.message.contains("\"id\" is a required property")
+    {
+        return None;
+    }
+    Some(match problem.pointer.strip_suffix("/id") {
         Some(choice) if choice.contains("/choices/") => Problem::new(
             format!("{choice}/label"),
             problem.message.replace("choice id", "the label"),
         ),
         _ => problem,
-    }
+    })
 }
 
 fn unknown(at: String, key: &str, known: &[&str]) -> Problem {
@@ -399,5 +418,68 @@ mod tests {
             problems.iter().any(|p| p.message.contains("questions")),
             "{problems:?}"
         );
+    }
+
+    /// The schema makes optional fields nullable, so null means "not given" at every level.
+    #[test]
+    fn null_is_not_given() {
+        let prepared = prepare_request(
+            &args(json!({
+                "title": null, "timeout_seconds": null, "priority": null,
+                "questions": [
+                    {"type": "yes_no", "question": "Go?", "description": null, "default": null},
+                    {"type": "single_choice", "question": "Which?", "label": null,
+                     "choices": [{"label": "a", "description": null}, {"label": "b"}]}
+                ]
+            })),
+            json!({}),
+        )
+        .unwrap_or_else(|problems| panic!("{problems:#?}"));
+        assert_eq!(prepared.request().questions.len(), 2);
+        assert_eq!(prepared.request().expiry, None);
+    }
+
+    /// Each mistake is said once, in the tool's own terms.
+    #[test]
+    fn mistakes_are_named_once_in_the_tools_terms() {
+        let problems = prepare_request(
+            &args(json!({"questions": [
+                {"type": "single-choice", "question": "Which?", "choices": [{"label": "a"}],
+                 "default": "zz"},
+                {"type": 5, "question": "Five?"},
+                {"type": "single_choice", "question": "Which?",
+                 "choices": [{"description": "no label"}, {"label": ""}]}
+            ]})),
+            json!({}),
+        )
+        .unwrap_err();
+        let said: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|p| (p.pointer.as_str(), p.message.as_str()))
+            .collect();
+        // An unknown type is the one thing said about its question.
+        let first: Vec<_> = said
+            .iter()
+            .filter(|(at, _)| at.starts_with("/questions/0"))
+            .collect();
+        assert_eq!(first.len(), 1, "{said:#?}");
+        assert!(
+            first[0].1.contains("use yes_no, single_choice"),
+            "{said:#?}"
+        );
+        let second: Vec<_> = said
+            .iter()
+            .filter(|(at, _)| at.starts_with("/questions/1"))
+            .collect();
+        assert_eq!(second.len(), 1, "{said:#?}");
+        assert!(
+            second[0].1.starts_with("5 is not a question type here"),
+            "{said:#?}"
+        );
+        // A missing label is not also a missing id; an empty label is said once.
+        assert!(!said.iter().any(|(_, m)| m.contains("\"id\"")), "{said:#?}");
+        let at = |pointer: &str| said.iter().filter(|(at, _)| *at == pointer).count();
+        assert_eq!(at("/questions/2/choices/0"), 1, "{said:#?}");
+        assert_eq!(at("/questions/2/choices/1/label"), 1, "{said:#?}");
     }
 }

@@ -38,6 +38,9 @@ const WITHDRAW_GRACE: Duration = Duration::from_secs(10);
 pub struct Settings {
     /// Time between progress notifications while a call waits.
     pub progress_every: Duration,
+    /// How long past a request's expiry a call waits for an inbox to expire it before it
+    /// withdraws the request itself (an inbox expires due requests within a second or so).
+    pub expiry_grace: Duration,
 }
 
 /// Serves one MCP session on standard input and output, until the client closes its end or

@@ -24,9 +24,11 @@ impl Origin {
     /// The working directory and project as given (flags or environment), else found from
     /// this process's working directory. Empty values count as not given.
     pub fn detect(cwd: Option<&Path>, project: Option<&str>) -> Origin {
+        // Made absolute (not resolved: a symlinked checkout keeps the name the agent uses), so
+        // `--cwd .` names a real place and its project.
         let cwd: Option<PathBuf> = cwd
             .filter(|dir| !dir.as_os_str().is_empty())
-            .map(Path::to_owned)
+            .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned()))
             .or_else(|| std::env::current_dir().ok());
         let project = project
             .map(str::trim)
@@ -113,6 +115,10 @@ mod tests {
         assert_eq!(given.project.as_deref(), Some("billing"));
         let empty = Origin::detect(Some(Path::new("/srv/x")), Some(""));
         assert_eq!(empty.project.as_deref(), Some("x"));
+        let relative = Origin::detect(Some(Path::new(".")), None);
+        let here = std::env::current_dir().unwrap();
+        assert!(Path::new(relative.cwd.as_deref().unwrap()).is_absolute());
+        assert_eq!(relative.project, project_of(&here));
     }
 
     #[test]

@@ -92,6 +92,13 @@ impl AskOperatorOutput {
     }
 
     fn settled(outcome: &Outcome) -> AskOperatorOutput {
+        // An expired outcome may carry the defaults it could fill; they are not a decision,
+        // and the schema promises no answers unless answered or defaulted.
+        let decided = matches!(
+            outcome.status,
+            OutcomeStatus::Answered | OutcomeStatus::Defaulted
+        );
+        let if_decided = |ids: &Vec<String>| if decided { ids.clone() } else { Vec::new() };
         AskOperatorOutput {
             id: outcome.id.clone(),
             status: match outcome.status {
@@ -101,9 +108,13 @@ impl AskOperatorOutput {
                 OutcomeStatus::Expired => Status::Expired,
                 OutcomeStatus::Rejected => Status::Rejected,
             },
-            answers: outcome.answers.clone(),
-            custom: outcome.custom.clone(),
-            defaulted: outcome.defaulted.clone(),
+            answers: if decided {
+                outcome.answers.clone()
+            } else {
+                BTreeMap::new()
+            },
+            custom: if_decided(&outcome.custom),
+            defaulted: if_decided(&outcome.defaulted),
             notes: outcome.notes.clone().unwrap_or_default(),
             reason: outcome.reason.clone(),
             answered_by: Some(outcome.answered_by.clone()),
@@ -319,8 +330,13 @@ mod tests {
             "no answers listed: {declined}"
         );
 
-        let output = AskOperatorOutput::new(&Reply::Settled(outcome(OutcomeStatus::Expired)));
-        let expired = text_of(&output.unwrap());
+        // The defaults expiry could fill are not a decision: no answers are passed on.
+        let mut expired = outcome(OutcomeStatus::Expired);
+        expired.answers = BTreeMap::from([("why".into(), json!("because"))]);
+        expired.defaulted = vec!["why".into()];
+        let output = AskOperatorOutput::new(&Reply::Settled(expired)).unwrap();
+        assert!(output.answers.is_empty() && output.defaulted.is_empty());
+        let expired = text_of(&output);
         assert!(expired.contains("not an approval"), "{expired}");
 
         let cancelled = Reply::CancelledByAsker {

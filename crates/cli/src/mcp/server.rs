@@ -4,6 +4,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use inbox_client::{AskOptions, Asker, CancelToken};
+use inbox_protocol::Expiry;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
@@ -65,6 +66,14 @@ ambiguity between several candidates, at approval gates, or for information only
 Do not ask what you can find out yourself, and do not use it for status updates. Batch related \
 questions into one call and give the context in each question's description. The call blocks \
 until the operator answers; follow a decline.";
+
+/// Sleeps until `at`; never, without one (the `select!` branch is off then anyway).
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
 
 /// The server: cheap to clone (rmcp clones it per call).
 #[derive(Clone)]
@@ -141,10 +150,21 @@ impl Server {
         tokio::pin!(asking);
         let progress = ctx.meta.get_progress_token();
         let started = Instant::now();
+        // Expiry is the inbox's to apply; without an inbox on the spool nothing would, and the
+        // agent was promised the wait ends. So past the deadline and a grace, the call withdraws
+        // its request (an outcome that wins that race still counts).
+        let give_up = prepared.request().expiry.map(|expiry| match expiry {
+            Expiry::After { seconds } => Duration::from_secs(seconds),
+            Expiry::At(at) => (at - chrono::Utc::now()).to_std().unwrap_or_default(),
+        });
+        let give_up_at = give_up.map(|after| {
+            tokio::time::Instant::from_std(started + after + self.settings.expiry_grace)
+        });
         let mut sent = 0u64;
-        // interval() refuses a zero period.
-        let mut ticks =
-            tokio::time::interval(self.settings.progress_every.max(Duration::from_millis(50)));
+        // interval() refuses a zero period. The first tick comes one period in: by then the
+        // request is placed, so "asked the operator" is true when it is said.
+        let period = self.settings.progress_every.max(Duration::from_millis(50));
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let asked = loop {
             tokio::select! {
@@ -157,6 +177,14 @@ impl Server {
                     cancel.cancel(self.stopped.get().cloned().unwrap_or_else(|| {
                         format!("the agent's MCP client cancelled the {TOOL} call")
                     }));
+                }
+                () = sleep_until(give_up_at), if give_up_at.is_some() && !cancel.is_cancelled() => {
+                    cancel.cancel(format!(
+                        "nobody answered within timeout_seconds ({} s), and no inbox on this \
+                         spool expired the request: is `answer-inbox watch` or the desktop app \
+                         running on it?",
+                        give_up.unwrap_or_default().as_secs()
+                    ));
                 }
                 () = self.shutdown.cancelled(), if !cancel.is_cancelled() => {
                     cancel.cancel(self.stopped.get().cloned().unwrap_or_else(|| {

@@ -24,7 +24,7 @@ use crate::model::{
     Request, Rules, TextFormat, ELICIT_ACCEPT_ID,
 };
 use crate::ordered::Ordered;
-use crate::outcome::{Outcome, OutcomeStatus};
+use crate::outcome::{Outcome, OutcomeStatus, BY_EXPIRY};
 use crate::parse::{check_pattern, default_message, positional_id, short};
 use crate::problem::{pointer_token, Problem};
 use crate::wire::{ElicitProperty, ElicitPropertyType, StringFormat, TitledValue};
@@ -333,13 +333,23 @@ impl Asked<'_> {
         // Numbers are asked as text, so their default is written as text too.
         let default = match (&property.default, form) {
             (Some(Value::Number(n)), Form::Number | Form::Integer) => {
-                if form == Form::Integer && !(n.is_i64() || n.is_u64()) {
-                    problems.push(
-                        self.problem("default", format!("the default {n} is not a whole number")),
-                    );
-                    None
-                } else {
-                    Some(Value::String(n.to_string()))
+                // JSON Schema counts 2.0 as an integer; it is asked (and answered) as "2".
+                let whole = n
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 2f64.powi(53))
+                    .map(|f| f as i64);
+                match (form, n.is_i64() || n.is_u64(), whole) {
+                    (Form::Integer, false, Some(whole)) => Some(Value::String(whole.to_string())),
+                    (Form::Integer, false, None) => {
+                        problems.push(
+                            self.problem(
+                                "default",
+                                format!("the default {n} is not a whole number"),
+                            ),
+                        );
+                        None
+                    }
+                    _ => Some(Value::String(n.to_string())),
                 }
             }
             (Some(other), Form::Number | Form::Integer) => {
@@ -554,9 +564,11 @@ fn titled_choices(titled: &[TitledValue]) -> Vec<Choice> {
 }
 
 /// MCP's ElicitResult: `accept` with the content typed as the schema says, `decline` when
-/// the operator declined, `cancel` when time ran out (nobody decided).
+/// the operator declined, `cancel` when time ran out (nobody decided), even when expiry
+/// filled every question from its default: MCP's `accept` means a person submitted the form.
 pub(crate) fn reply(fields: &[ElicitField], outcome: &Outcome) -> Value {
     match outcome.status {
+        OutcomeStatus::Defaulted if outcome.answered_by == BY_EXPIRY => json!({"action": "cancel"}),
         OutcomeStatus::Answered | OutcomeStatus::Defaulted => {
             if fields.is_empty() && outcome.answers.get(ELICIT_ACCEPT_ID) == Some(&json!(false)) {
                 return json!({"action": "decline"});

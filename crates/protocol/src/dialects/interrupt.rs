@@ -76,11 +76,25 @@ pub(crate) fn normalise(
             &compact,
             MAX_OPTION_CHARS - 20 - action.chars().count().min(200),
         );
-        let full = format!("Arguments:\n\n```json\n{pretty}\n```");
+        // The operator must see every argument before accepting: pretty if it fits, else
+        // compact; arguments too long for either are refused, never shown cut.
+        let full = [&pretty, &compact]
+            .into_iter()
+            .map(|text| format!("Arguments:\n\n```json\n{text}\n```"))
+            .find(|text| text.chars().count() <= MAX_DESCRIPTION_CHARS);
+        if full.is_none() {
+            problems.push(Problem::new(
+                format!("{at}/action_request/args"),
+                format!(
+                    "the arguments are over {MAX_DESCRIPTION_CHARS} characters as JSON, too \
+                     long to show the operator in full before they accept; shorten them"
+                ),
+            ));
+        }
         choices.push(Choice {
             id: "accept".into(),
             label: format!("Accept: run {action} {shown}"),
-            description: (full.chars().count() <= MAX_DESCRIPTION_CHARS).then_some(full),
+            description: full,
         });
     }
     if config.allow_edit {
