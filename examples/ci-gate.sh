@@ -119,16 +119,28 @@ say "asking for approval of build $build (request $request_id, waiting up to ${t
 # It runs in the background so that a stop (the CI system cancelling the job) is handled at
 # once: `wait` returns on a trapped signal, where a foreground command would be waited out.
 # `|| status=$?` keeps `set -e` from ending the script on a non-zero status.
+# The trap is set first, so a stop at any moment is handled. `ask` is stopped (and waited
+# for, so it is not placing the request any more) before the request is withdrawn.
 status=0
-answer-inbox ask --wait --timeout "$timeout" "$request" >"$outcome" &
-asking=$!
+asking=
 stopped() {
-  kill "$asking" 2>/dev/null || true
-  answer-inbox cancel "$request_id" >/dev/null 2>&1 || true
-  say "stopped while waiting; request $request_id withdrawn; not deploying"
+  if [ -n "$asking" ]; then
+    kill "$asking" 2>/dev/null || true
+    wait "$asking" 2>/dev/null || true
+  fi
+  withdrawn=0
+  answer-inbox cancel "$request_id" >/dev/null 2>&1 || withdrawn=$?
+  case $withdrawn in
+    0) say "stopped while waiting; request $request_id withdrawn; not deploying" ;;
+    # The operator's decision stands, but this job no longer waits for it.
+    3) say "stopped while waiting; request $request_id was already settled; not deploying" ;;
+    *) say "stopped before request $request_id was placed; not deploying" ;;
+  esac
   exit 5
 }
 trap stopped INT TERM
+answer-inbox ask --wait --timeout "$timeout" "$request" >"$outcome" &
+asking=$!
 wait "$asking" || status=$?
 trap - INT TERM
 

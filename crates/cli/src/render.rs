@@ -444,16 +444,12 @@ fn rules_in_words(rules: &Rules) -> Vec<String> {
     };
     bound("at least", rules.minimum.map(|n| n.to_string()));
     bound("at most", rules.maximum.map(|n| n.to_string()));
-    bound(
-        "at least",
-        rules.min_length.map(|n| format!("{n} characters")),
-    );
-    bound(
-        "at most",
-        rules.max_length.map(|n| format!("{n} characters")),
-    );
-    bound("at least", rules.min_items.map(|n| format!("{n} picks")));
-    bound("at most", rules.max_items.map(|n| format!("{n} picks")));
+    let count =
+        |noun: &'static str| move |n: u64| format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+    bound("at least", rules.min_length.map(count("character")));
+    bound("at most", rules.max_length.map(count("character")));
+    bound("at least", rules.min_items.map(count("pick")));
+    bound("at most", rules.max_items.map(count("pick")));
     words
 }
 

@@ -2,7 +2,9 @@
 //!
 //! Only a request with one question gets buttons, and only when a single press is a complete
 //! answer: a confirm (Yes/No) or a choice of at most three options. Anything else needs the
-//! window.
+//! window, and so does a choice whose options carry descriptions: a notification cannot show
+//! them, and what they say may decide the answer (a HumanInterrupt's Accept holds the full
+//! arguments of the action there).
 
 use inbox_protocol::{QuestionKind, Request};
 use serde_json::{Map, Value};
@@ -46,16 +48,21 @@ pub fn answer_buttons(request: &Request) -> Vec<ActionButton> {
                 answers: answer(Value::Bool(false)),
             },
         ],
-        QuestionKind::Choice if question.choices.len() <= MAX_CHOICE_BUTTONS => question
-            .choices
-            .iter()
-            .enumerate()
-            .map(|(index, choice)| ActionButton {
-                key: format!("answer:{index}"),
-                label: choice.label.clone(),
-                answers: answer(Value::String(choice.id.clone())),
-            })
-            .collect(),
+        QuestionKind::Choice
+            if question.choices.len() <= MAX_CHOICE_BUTTONS
+                && question.choices.iter().all(|c| c.description.is_none()) =>
+        {
+            question
+                .choices
+                .iter()
+                .enumerate()
+                .map(|(index, choice)| ActionButton {
+                    key: format!("answer:{index}"),
+                    label: choice.label.clone(),
+                    answers: answer(Value::String(choice.id.clone())),
+                })
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -98,6 +105,11 @@ mod tests {
             r#"{"questions":[{"type":"yes_no","question":"One?"},{"type":"yes_no","question":"Two?"}]}"#,
             r#"{"questions":[{"type":"free_text","question":"Why?"}]}"#,
             r#"{"questions":[{"type":"multi_choice","question":"Which?","choices":[{"id":"a","label":"A"}]}]}"#,
+            // Descriptions a bubble cannot show; a HumanInterrupt's Accept keeps its arguments there.
+            r#"{"questions":[{"type":"single_choice","question":"Which?","choices":[
+                {"id":"a","label":"A","description":"drops the table"},{"id":"b","label":"B"}]}]}"#,
+            r#"{"action_request":{"action":"send_email","args":{"to":"ops@example.com"}},
+                "config":{"allow_accept":true,"allow_ignore":true}}"#,
         ] {
             assert!(answer_buttons(&request(json)).is_empty(), "{json}");
         }

@@ -296,8 +296,13 @@ impl QuestionView {
 
 fn required_when(question: &Question, request: &Request) -> Option<String> {
     let condition = question.rules.required_if.as_ref()?;
-    let other = request.question(&condition.question)?;
+    let position = request
+        .questions
+        .iter()
+        .position(|q| q.id == condition.question)?;
+    let other = &request.questions[position];
     let answer = answer_in_words(Some(other), &condition.equals);
+    let answer = answer.trim();
     let answer = match answer.char_indices().nth(REQUIRED_WHEN_ANSWER_CHARS) {
         // Cut at a word's end where there is one: "Respond: send the agent a message…".
         Some((end, _)) => {
@@ -305,9 +310,32 @@ fn required_when(question: &Question, request: &Request) -> Option<String> {
             let head = head.rfind(' ').map_or(head, |space| &head[..space]);
             format!("{}…", head.trim_end_matches([' ', ',', ';', ':']))
         }
-        None => answer,
+        None => answer.to_owned(),
     };
-    Some(format!("when {} is “{answer}”", other.tab_label()))
+    Some(format!(
+        "when {} is “{answer}”",
+        tab_name(&request.questions, position)
+    ))
+}
+
+/// The name the window's tab gives question `position`: its tab label, "Question N" when that
+/// is blank, numbered when an earlier question has the same ("Decision (2)"), as
+/// `tabLabels` in ui/src/lib/form.ts names them.
+fn tab_name(questions: &[Question], position: usize) -> String {
+    let label_of = |index: usize| {
+        let label = questions[index].tab_label();
+        match label.trim() {
+            "" => format!("Question {}", index + 1),
+            trimmed => trimmed.to_owned(),
+        }
+    };
+    let label = label_of(position);
+    let count = (0..=position).filter(|&i| label_of(i) == label).count();
+    if count == 1 {
+        label
+    } else {
+        format!("{label} ({count})")
+    }
 }
 
 impl ChoiceView {
@@ -416,5 +444,25 @@ impl HistoryView {
                 .settled_at
                 .map(|settled| (settled - summary.placed_at).num_milliseconds().max(0)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `required_when` names the other question as its tab does, numbered like the window's.
+    #[test]
+    fn tab_names_follow_the_windows_numbering() {
+        let request = inbox_protocol::parse_request(
+            br#"{"questions": [
+                {"type": "yes_no", "question": "First?", "label": "Check"},
+                {"type": "yes_no", "question": "Second?", "label": "Check"},
+                {"type": "yes_no", "question": "Third?", "label": "  "}]}"#,
+            None,
+        )
+        .unwrap();
+        let names: Vec<String> = (0..3).map(|i| tab_name(&request.questions, i)).collect();
+        assert_eq!(names, ["Check", "Check (2)", "Question 3"]);
     }
 }

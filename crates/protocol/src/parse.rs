@@ -479,9 +479,16 @@ fn normalise_question(
             crate::model::Dialect::Interactive => "choice or multiChoice",
             crate::model::Dialect::Structured => "single_choice or multi_choice",
         };
+        // An empty list offers nothing either: tools often send `"choices": []` everywhere.
         for (field, given) in [
-            ("options", wire.options.is_some()),
-            ("choices", wire.choices.is_some()),
+            (
+                "options",
+                wire.options.as_ref().is_some_and(|o| !o.is_empty()),
+            ),
+            (
+                "choices",
+                wire.choices.as_ref().is_some_and(|c| !c.is_empty()),
+            ),
         ] {
             if given {
                 problems.push(Problem::new(

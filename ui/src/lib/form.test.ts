@@ -201,16 +201,29 @@ describe('checkQuestion', () => {
     expect(checkQuestion(worded, { kind: 'text', text: '' }, 'Ticket id').state).toBe('empty');
   });
 
-  it('counts Rust’s verdict only while the form gives the answers it was about', () => {
-    const form: FormState = [{ kind: 'text', text: 'nope' }];
+  it('keeps a question’s verdict while its own answer is the one Rust checked', () => {
+    const other = { ...confirmQ, id: 'go', required: false };
+    const form: FormState = [{ kind: 'text', text: 'nope' }, { kind: 'confirm', value: null }];
     const rust: RustCheck = {
-      answers: answersKey([textQ], form),
+      id: 'r1',
+      answers: answersKey([textQ, other], form),
       byQuestion: new Map([['ticket', ['"nope" does not match the pattern']]]),
     };
-    expect(checkForm([textQ], form, rust)).toMatchObject({ valid: false, firstBlocking: 0 });
-    expect(checkForm([textQ], form)).toMatchObject({ valid: true });
-    const changed: FormState = [{ kind: 'text', text: 'OPS-1' }];
-    expect(checkForm([textQ], changed, rust)).toMatchObject({ valid: true });
+    expect(checkForm([textQ, other], form, rust)).toMatchObject({ valid: false, firstBlocking: 0 });
+    expect(checkForm([textQ, other], form)).toMatchObject({ valid: true });
+    // Another answer changed: the ticket's error stays until Rust has looked again.
+    const elsewhere: FormState = [form[0]!, { kind: 'confirm', value: true }];
+    expect(checkForm([textQ, other], elsewhere, rust)).toMatchObject({ valid: false, firstBlocking: 0 });
+    // The ticket itself changed: what Rust said about "nope" is not said about "OPS-1", nor
+    // about an emptied field ("required and has no answer" must not linger over new text).
+    const typed: FormState = [{ kind: 'text', text: 'OPS-1' }, form[1]!];
+    expect(checkForm([textQ, other], typed, rust)).toMatchObject({ valid: true });
+    const emptyRust: RustCheck = {
+      id: 'r1',
+      answers: answersKey([textQ, other], [{ kind: 'text', text: '' }, form[1]!]),
+      byQuestion: new Map([['ticket', ['question "ticket" is required and has no answer']]]),
+    };
+    expect(checkForm([textQ, other], typed, emptyRust).questions[0]).toMatchObject({ state: 'answered', message: null });
   });
 
   it('treats spaces as a text answer (as Rust does) but not as a fill-in', () => {
@@ -244,6 +257,7 @@ describe('checkForm', () => {
   const qs = [choiceQ, textQ, { ...confirmQ, required: false }];
   /** Rust's verdict on `form`: the ticket "bad" does not match its pattern. */
   const badTicket = (form: FormState): RustCheck => ({
+    id: 'r1',
     answers: answersKey(qs, form),
     byQuestion: new Map([['ticket', ['"bad" does not match the pattern ^[A-Z]+-\\d+$']]]),
   });

@@ -149,22 +149,52 @@ export function setText(draft: Draft, text: string): Draft {
 // ---- Checking ----
 
 /**
- * Rust's verdict on the answers as they stood (`ipc.checkAnswers`): the window never runs a
- * request's pattern itself, since JavaScript's regular expressions backtrack and a hostile
- * pattern could freeze it, and rules such as lengths, number ranges, pick counts and
- * questions required by another answer are not mirrored here but asked of Rust's checker.
- * `answers` is the `buildAnswers` JSON that was checked; the verdict counts only while the
- * form still gives exactly those answers.
+ * Rust's verdict on the answers as they stood (`ipc.checkAnswers`, or a refused submit): the
+ * window never runs a request's pattern itself, since JavaScript's regular expressions
+ * backtrack and a hostile pattern could freeze it, and rules such as lengths, number ranges,
+ * pick counts and questions required by another answer are not mirrored here but asked of
+ * Rust's checker.
+ *
+ * A question's problems count while its own answer is the one that was checked, so changing
+ * one answer does not make the others' errors flicker away until Rust has looked again; the
+ * question being edited shows its local state until then.
  */
 export interface RustCheck {
+  /** The request it is about. */
+  id: string;
+  /** The `answersKey` that was checked: whether a new verdict is needed. */
   answers: string;
   /** Question id → problems with its answer. */
   byQuestion: ReadonlyMap<string, string[]>;
 }
 
-/** The key a `RustCheck` is valid for. */
+/** The `answers` a `RustCheck` was made for, as `submit_answers` takes them. */
 export function answersKey(questions: QuestionView[], form: FormState): string {
   return JSON.stringify(buildAnswers(questions, form));
+}
+
+/** One question's answer in `answersKey` form (undefined when unanswered). */
+function answerKeyOf(question: QuestionView, draft: Draft | undefined): string | undefined {
+  const value = draft ? answerValue(question, draft) : undefined;
+  return value === undefined ? undefined : JSON.stringify(value);
+}
+
+/** The answers a verdict checked, by question id (a Map: ids come from untrusted files). */
+function checkedAnswers(rust: RustCheck): Map<string, JsonValue> {
+  return new Map(Object.entries(JSON.parse(rust.answers) as Record<string, JsonValue>));
+}
+
+/** The problems a verdict found with `question`, if its answer is still the one checked. */
+function rustProblemsFor(
+  question: QuestionView,
+  draft: Draft | undefined,
+  rust: RustCheck | undefined,
+  checked: Map<string, JsonValue> | undefined,
+): string[] | undefined {
+  const problems = rust?.byQuestion.get(question.id);
+  if (!problems || !checked) return undefined;
+  const was = checked.has(question.id) ? JSON.stringify(checked.get(question.id)) : undefined;
+  return was === answerKeyOf(question, draft) ? problems : undefined;
 }
 
 function charCount(text: string): number {
@@ -197,9 +227,7 @@ function quoted(label: string): string {
 
 /**
  * One question's state. `label` names it in the reason (its tab label). `rust` is what Rust's
- * checker said about this question's answer, when its verdict is about the answers in the
- * form (until the verdict on new answers arrives, the local state stands: Rust checks again
- * on submit).
+ * checker said about this question's answer in its latest verdict (see `RustCheck`).
  */
 export function checkQuestion(
   question: QuestionView,
@@ -280,13 +308,14 @@ export interface FormCheck {
   questions: QuestionCheck[];
 }
 
-/** `rust`: Rust's latest verdict (see `RustCheck`); ignored once the answers have changed. */
+/** `rust`: Rust's latest verdict on this request (see `RustCheck`). */
 export function checkForm(questions: QuestionView[], form: FormState, rust?: RustCheck): FormCheck {
   const labels = tabLabels(questions);
-  const current = rust && rust.answers === answersKey(questions, form) ? rust.byQuestion : undefined;
+  const checked = rust && rust.byQuestion.size > 0 ? checkedAnswers(rust) : undefined;
   const checks = questions.map((question, i) => {
     const draft = form[i] ?? initialDraft(question);
-    return checkQuestion(question, draft, labels[i] ?? question.id, current?.get(question.id));
+    const rustSays = rustProblemsFor(question, form[i], rust, checked);
+    return checkQuestion(question, draft, labels[i] ?? question.id, rustSays);
   });
   const firstBlocking = checks.findIndex((check) => check.blocking);
   return {
