@@ -269,18 +269,23 @@ impl Asked<'_> {
             }
         }
 
+        let question_text = property
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| self.name.to_owned());
+        // A form field's title is its header: whole on the tab when it is short, rather than
+        // cut to its first three words ("Reachable from the").
+        let label = Some(question_text.trim().to_owned())
+            .filter(|title| title.chars().count() <= MAX_WHOLE_TITLE_LABEL_CHARS);
         let mut question = Question {
             id: self.id.to_owned(),
             kind: QuestionKind::Text,
             wire_type: QuestionType::Text,
             dialect: Dialect::Interactive,
-            question: property
-                .title
-                .clone()
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or_else(|| self.name.to_owned()),
+            question: question_text,
             description: property.description.clone(),
-            label: None,
+            label,
             choices: Vec::new(),
             default: None,
             required: self.required,
@@ -562,6 +567,9 @@ fn titled_choices(titled: &[TitledValue]) -> Vec<Choice> {
         })
         .collect()
 }
+
+/// The longest property title used whole as a question's tab label.
+const MAX_WHOLE_TITLE_LABEL_CHARS: usize = 32;
 
 /// MCP's ElicitResult: `accept` with the content typed as the schema says, `decline` when
 /// the operator declined, `cancel` when time ran out (nobody decided), even when expiry
