@@ -77,14 +77,25 @@ pub fn compose(requests: &[RequestSummary]) -> Option<Notice> {
     match requests {
         [] => None,
         [one] => {
+            // Who asks, most telling first: with several agents at work, the project tells
+            // them apart; an app its run already names ("claude-code" in "claude-code 2.1,
+            // session 7") is not said twice.
+            let source = &one.source;
+            let app = source.app.as_deref().filter(|app| {
+                !source
+                    .run
+                    .as_deref()
+                    .is_some_and(|run| run.starts_with(app))
+            });
             let from: Vec<&str> = [
-                &one.source.app,
-                &one.source.run,
-                &one.source.tool,
-                &one.source.host,
+                source.project.as_deref(),
+                app,
+                source.run.as_deref(),
+                source.tool.as_deref(),
+                source.host.as_deref(),
             ]
-            .iter()
-            .filter_map(|p| p.as_deref())
+            .into_iter()
+            .flatten()
             .collect();
             let questions = if one.question_count == 1 {
                 "1 question".to_owned()
@@ -230,6 +241,24 @@ mod tests {
         assert_eq!(notice.summary, "Deploy");
         assert_eq!(notice.body, "planu / r-1 · 2 questions");
         assert!(notice.critical);
+    }
+
+    #[test]
+    fn an_agents_notice_names_its_project_first_and_its_app_once() {
+        let mut asked = summary("Rotate keys?", Priority::Normal);
+        asked.question_count = 1;
+        asked.source = inbox_protocol::Source {
+            app: Some("claude-code".into()),
+            run: Some("claude-code 2.1.0, session 7".into()),
+            tool: Some("ask_operator".into()),
+            project: Some("shop".into()),
+            ..Default::default()
+        };
+        let notice = compose(&[asked]).unwrap();
+        assert_eq!(
+            notice.body,
+            "shop / claude-code 2.1.0, session 7 / ask_operator · 1 question"
+        );
     }
 
     #[test]
