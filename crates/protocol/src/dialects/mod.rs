@@ -45,12 +45,24 @@ pub fn dialect_reply(request: &Request, outcome: &Outcome) -> Option<Value> {
 
 /// The first line of a text, cut to `max` characters: a title for a dialect that has only a
 /// message. The message is markdown but a title is plain text (lists, notifications, the
-/// window's heading), so the common markup is dropped: a heading's or quote's leading marks,
-/// strong emphasis and code spans. Single `*` and `_` stay, since `create_service` is a name.
+/// window's heading), so the first line's text is read through a markdown parser: marks,
+/// link targets and HTML go, a link's or code span's text stays, and `create_service` keeps
+/// its underscore.
 pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let line = line.trim_start_matches(['#', '>']).trim_start();
-    let plain = line.replace("**", "").replace("__", "").replace('`', "");
+    use pulldown_cmark::{Event, Parser, TagEnd};
+    let mut plain = String::new();
+    for event in Parser::new(text) {
+        match event {
+            Event::Text(part) | Event::Code(part) => plain.push_str(&part),
+            // The first line ends the title, and so does the first block's end.
+            Event::SoftBreak | Event::HardBreak => break,
+            Event::End(TagEnd::Paragraph | TagEnd::Heading(_)) => break,
+            _ => {}
+        }
+        if plain.chars().count() > max {
+            break;
+        }
+    }
     let plain = plain.trim();
     (!plain.is_empty()).then(|| cut(plain, max))
 }
@@ -63,5 +75,30 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
             format!("{keep}…")
         }
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_is_the_first_lines_plain_text() {
+        let title = |text: &str| title_from(text, 40);
+        assert_eq!(
+            title("Create the **billing** service.\n\nMore.").as_deref(),
+            Some("Create the billing service.")
+        );
+        assert_eq!(
+            title("## Run `create_service` on [prod](https://x.example)?").as_deref(),
+            Some("Run create_service on prod?")
+        );
+        assert_eq!(
+            title("> Quoted *first* line\n> second").as_deref(),
+            Some("Quoted first line")
+        );
+        assert_eq!(title("\\*not emphasis\\*").as_deref(), Some("*not emphasis*"));
+        assert_eq!(title("<b></b>"), None);
+        assert_eq!(title(&"word ".repeat(20)).unwrap().chars().count(), 40);
     }
 }
