@@ -97,7 +97,10 @@ mod tests {
             title("> Quoted *first* line\n> second").as_deref(),
             Some("Quoted first line")
         );
-        assert_eq!(title("\\*not emphasis\\*").as_deref(), Some("*not emphasis*"));
+        assert_eq!(
+            title("\\*not emphasis\\*").as_deref(),
+            Some("*not emphasis*")
+        );
         assert_eq!(title("<b></b>"), None);
         assert_eq!(title(&"word ".repeat(20)).unwrap().chars().count(), 40);
     }
