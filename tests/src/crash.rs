@@ -109,17 +109,6 @@ pub struct Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |map: &BTreeMap<String, usize>| {
-            map.iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let kinds: BTreeMap<String, usize> = self
-            .kinds
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), *v))
-            .collect();
         writeln!(
             f,
             "seed: {}{}",
@@ -138,10 +127,10 @@ impl fmt::Display for Report {
             self.placed_by_ask + self.placed_as_files,
             self.placed_by_ask,
             self.placed_as_files,
-            list(&kinds)
+            crate::tally(&self.kinds)
         )?;
-        writeln!(f, "final states: {}", list(&self.states))?;
-        writeln!(f, "settled by: {}", list(&self.settled_by))?;
+        writeln!(f, "final states: {}", crate::tally(&self.states))?;
+        writeln!(f, "settled by: {}", crate::tally(&self.settled_by))?;
         writeln!(
             f,
             "answer: {} written and standing, {} refused (already settled, winner named), {} refused (cancelled)",

@@ -105,17 +105,6 @@ pub struct Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |map: &BTreeMap<String, usize>| {
-            map.iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let kinds: BTreeMap<String, usize> = self
-            .kinds
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), *v))
-            .collect();
         writeln!(
             f,
             "{} daemons ({}), {} requests, seed {}: {:.1} s",
@@ -125,14 +114,14 @@ impl fmt::Display for Report {
             self.seed,
             self.elapsed.as_secs_f64()
         )?;
-        writeln!(f, "requests: {}", list(&kinds))?;
-        writeln!(f, "winners: {}", list(&self.wins))?;
+        writeln!(f, "requests: {}", crate::tally(&self.kinds))?;
+        writeln!(f, "winners: {}", crate::tally(&self.wins))?;
         writeln!(
             f,
             "outcomes written per database: {:?}",
             self.wins_by_engine
         )?;
-        writeln!(f, "statuses: {}", list(&self.statuses))?;
+        writeln!(f, "statuses: {}", crate::tally(&self.statuses))?;
         writeln!(
             f,
             "answerers: {} run, {} won, {} lost (exit 3, naming the winner)",
