@@ -13,6 +13,7 @@ use std::path::Path;
 
 use inbox_engine::faults::POINTS;
 use inbox_engine::{Area, Engine, SettleError, Spool, State, Store};
+use inbox_protocol::OutcomeStatus;
 use serde_json::{json, Map, Value};
 
 const CONFIRM: &str = r#"{"inbox":1,"title":"Deploy?","questions":[
@@ -124,12 +125,13 @@ fn an_answer_survives_a_fault_at_every_step() {
                 }
                 other => panic!("{point}={action}: inconsistent after restart: {other:?}"),
             }
-            assert_eq!(
-                engine.store().state("deploy").unwrap(),
-                Some(State::Settled(inbox_protocol::OutcomeStatus::Answered)),
-                "{point}={action}"
+            assert_settled_as(
+                &engine,
+                dir.path(),
+                "deploy",
+                OutcomeStatus::Answered,
+                &format!("{point}={action}"),
             );
-            assert_integrity(dir.path());
         }
     }
     scenario.teardown();
@@ -157,15 +159,13 @@ fn an_invalid_request_is_rejected_once_despite_a_fault_at_every_step() {
             if engine.store().unwritten("broken").unwrap().is_some() {
                 engine.retry_unwritten().unwrap();
             }
-            let file = outcome_file(engine.spool(), "broken")
-                .unwrap_or_else(|| panic!("{point}={action}: no rejection after restart"));
-            assert_eq!(file["status"], "rejected", "{point}={action}");
-            assert_eq!(
-                engine.store().state("broken").unwrap(),
-                Some(State::Settled(inbox_protocol::OutcomeStatus::Rejected)),
-                "{point}={action}"
+            assert_settled_as(
+                &engine,
+                dir.path(),
+                "broken",
+                OutcomeStatus::Rejected,
+                &format!("{point}={action}"),
             );
-            assert_integrity(dir.path());
         }
     }
     scenario.teardown();
@@ -197,16 +197,30 @@ fn an_expiry_survives_a_fault_at_every_step() {
             engine.sync().unwrap();
             engine.retry_unwritten().unwrap();
             engine.expire_due(later).unwrap();
-            let file = outcome_file(engine.spool(), "soon").unwrap();
-            assert_eq!(file["status"], "expired", "{point}={action}");
-            assert_eq!(
-                engine.store().state("soon").unwrap(),
-                Some(State::Settled(inbox_protocol::OutcomeStatus::Expired))
+            assert_settled_as(
+                &engine,
+                dir.path(),
+                "soon",
+                OutcomeStatus::Expired,
+                &format!("{point}={action}"),
             );
-            assert_integrity(dir.path());
         }
     }
     scenario.teardown();
+}
+
+/// After recovery, `id`'s outcome file and the database agree that it is settled as `status`,
+/// and the database is intact.
+fn assert_settled_as(engine: &Engine, dir: &Path, id: &str, status: OutcomeStatus, case: &str) {
+    let file = outcome_file(engine.spool(), id)
+        .unwrap_or_else(|| panic!("{case}: no outcome for {id} after restart"));
+    assert_eq!(file["status"], status.as_str(), "{case}");
+    assert_eq!(
+        engine.store().state(id).unwrap(),
+        Some(State::Settled(status)),
+        "{case}"
+    );
+    assert_integrity(dir);
 }
 
 fn assert_integrity(dir: &Path) {
