@@ -62,148 +62,146 @@ fn outcome_file(spool: &Spool, id: &str) -> Option<Value> {
 
 #[test]
 fn an_answer_survives_a_fault_at_every_step() {
-    let scenario = fail::FailScenario::setup();
-    for point in POINTS {
-        for action in ACTIONS {
-            let dir = tempfile::tempdir().unwrap();
-            let mut engine = open(dir.path());
-            engine
-                .spool()
-                .place_request("deploy", CONFIRM.as_bytes())
-                .unwrap();
-            engine.sync().unwrap();
+    for_every_fault(|point, action, dir| {
+        let mut engine = open(dir);
+        engine
+            .spool()
+            .place_request("deploy", CONFIRM.as_bytes())
+            .unwrap();
+        engine.sync().unwrap();
 
-            with_fault(point, action, engine, |engine| {
-                let result = engine.answer("deploy", &yes(), "operator:ann");
-                assert!(
-                    result.is_err(),
-                    "{point}={action}: the operator hears of it"
-                );
-                // Failing before the file is linked keeps the answer for a retry; failing
-                // at the store's commit is an error, with the file possibly in place.
-                if let Err(error) = &result {
-                    assert!(
-                        matches!(
-                            error,
-                            SettleError::Unwritten { .. } | SettleError::Engine(_)
-                        ),
-                        "{point}={action}: {error}"
-                    );
-                }
-            });
-
-            // Restart: a fresh engine on the same spool and database.
-            let mut engine = open(dir.path());
-            engine.sync().unwrap();
-            let state = engine.store().state("deploy").unwrap();
-            let file = outcome_file(engine.spool(), "deploy");
-            let kept = engine.store().unwritten("deploy").unwrap();
-            match (&file, state) {
-                (Some(file), Some(State::Settled(_))) => {
-                    assert_eq!(file["answered_by"], "operator:ann", "{point}={action}");
-                    let recorded = engine.store().detail("deploy").unwrap().unwrap();
-                    assert_eq!(
-                        serde_json::to_value(recorded.outcome.unwrap()).unwrap()["answered_at"],
-                        file["answered_at"],
-                        "{point}={action}: the store records the file's outcome"
-                    );
-                }
-                (None, Some(State::Pending)) if kept.is_some() => {
-                    // Kept: the next retry writes exactly what was decided.
-                    assert_eq!(engine.retry_unwritten().unwrap(), 0, "{point}={action}");
-                    let file = outcome_file(engine.spool(), "deploy").unwrap();
-                    assert_eq!(file["answered_by"], "operator:ann");
-                    assert_eq!(file["answers"]["go"], true);
-                }
-                (None, Some(State::Pending)) => {
-                    // Nothing was decided durably: the operator can answer, exactly once.
-                    engine.answer("deploy", &yes(), "operator:ann").unwrap();
-                    assert!(matches!(
-                        engine.answer("deploy", &yes(), "operator:bob"),
-                        Err(SettleError::AlreadySettled(_))
-                    ));
-                }
-                other => panic!("{point}={action}: inconsistent after restart: {other:?}"),
-            }
-            assert_settled_as(
-                &engine,
-                dir.path(),
-                "deploy",
-                OutcomeStatus::Answered,
-                &format!("{point}={action}"),
+        with_fault(point, action, engine, |engine| {
+            let result = engine.answer("deploy", &yes(), "operator:ann");
+            assert!(
+                result.is_err(),
+                "{point}={action}: the operator hears of it"
             );
+            // Failing before the file is linked keeps the answer for a retry; failing
+            // at the store's commit is an error, with the file possibly in place.
+            if let Err(error) = &result {
+                assert!(
+                    matches!(
+                        error,
+                        SettleError::Unwritten { .. } | SettleError::Engine(_)
+                    ),
+                    "{point}={action}: {error}"
+                );
+            }
+        });
+
+        // Restart: a fresh engine on the same spool and database.
+        let mut engine = open(dir);
+        engine.sync().unwrap();
+        let state = engine.store().state("deploy").unwrap();
+        let file = outcome_file(engine.spool(), "deploy");
+        let kept = engine.store().unwritten("deploy").unwrap();
+        match (&file, state) {
+            (Some(file), Some(State::Settled(_))) => {
+                assert_eq!(file["answered_by"], "operator:ann", "{point}={action}");
+                let recorded = engine.store().detail("deploy").unwrap().unwrap();
+                assert_eq!(
+                    serde_json::to_value(recorded.outcome.unwrap()).unwrap()["answered_at"],
+                    file["answered_at"],
+                    "{point}={action}: the store records the file's outcome"
+                );
+            }
+            (None, Some(State::Pending)) if kept.is_some() => {
+                // Kept: the next retry writes exactly what was decided.
+                assert_eq!(engine.retry_unwritten().unwrap(), 0, "{point}={action}");
+                let file = outcome_file(engine.spool(), "deploy").unwrap();
+                assert_eq!(file["answered_by"], "operator:ann");
+                assert_eq!(file["answers"]["go"], true);
+            }
+            (None, Some(State::Pending)) => {
+                // Nothing was decided durably: the operator can answer, exactly once.
+                engine.answer("deploy", &yes(), "operator:ann").unwrap();
+                assert!(matches!(
+                    engine.answer("deploy", &yes(), "operator:bob"),
+                    Err(SettleError::AlreadySettled(_))
+                ));
+            }
+            other => panic!("{point}={action}: inconsistent after restart: {other:?}"),
         }
-    }
-    scenario.teardown();
+        assert_settled_as(
+            &engine,
+            dir,
+            "deploy",
+            OutcomeStatus::Answered,
+            &format!("{point}={action}"),
+        );
+    });
 }
 
 #[test]
 fn an_invalid_request_is_rejected_once_despite_a_fault_at_every_step() {
-    let scenario = fail::FailScenario::setup();
-    for point in POINTS {
-        for action in ACTIONS {
-            let dir = tempfile::tempdir().unwrap();
-            let engine = open(dir.path());
-            engine
-                .spool()
-                .place_request("broken", br#"{"inbox":1,"questions":[]}"#)
-                .unwrap();
+    for_every_fault(|point, action, dir| {
+        let engine = open(dir);
+        engine
+            .spool()
+            .place_request("broken", br#"{"inbox":1,"questions":[]}"#)
+            .unwrap();
 
-            with_fault(point, action, engine, |engine| {
-                // The loop goes on after an error; only a crash stops it.
-                let _ = engine.sync();
-            });
+        with_fault(point, action, engine, |engine| {
+            // The loop goes on after an error; only a crash stops it.
+            let _ = engine.sync();
+        });
 
-            let mut engine = open(dir.path());
-            engine.sync().unwrap();
-            if engine.store().unwritten("broken").unwrap().is_some() {
-                engine.retry_unwritten().unwrap();
-            }
-            assert_settled_as(
-                &engine,
-                dir.path(),
-                "broken",
-                OutcomeStatus::Rejected,
-                &format!("{point}={action}"),
-            );
+        let mut engine = open(dir);
+        engine.sync().unwrap();
+        if engine.store().unwritten("broken").unwrap().is_some() {
+            engine.retry_unwritten().unwrap();
         }
-    }
-    scenario.teardown();
+        assert_settled_as(
+            &engine,
+            dir,
+            "broken",
+            OutcomeStatus::Rejected,
+            &format!("{point}={action}"),
+        );
+    });
 }
 
 #[test]
 fn an_expiry_survives_a_fault_at_every_step() {
+    for_every_fault(|point, action, dir| {
+        let mut engine = open(dir);
+        engine
+            .spool()
+            .place_request(
+                "soon",
+                br#"{"inbox":1,"timeout_seconds":1,"questions":[
+                    {"id":"go","question":"Go?","type":"confirm","required":true}]}"#,
+            )
+            .unwrap();
+        engine.sync().unwrap();
+        let later = chrono::Utc::now() + chrono::Duration::seconds(5);
+
+        with_fault(point, action, engine, |engine| {
+            let _ = engine.expire_due(later);
+        });
+
+        let mut engine = open(dir);
+        engine.sync().unwrap();
+        engine.retry_unwritten().unwrap();
+        engine.expire_due(later).unwrap();
+        assert_settled_as(
+            &engine,
+            dir,
+            "soon",
+            OutcomeStatus::Expired,
+            &format!("{point}={action}"),
+        );
+    });
+}
+
+/// Runs `case` once for every fault point and action, each in a fresh directory, inside one
+/// fail scenario (which keeps the fault-point registry to this test while it runs).
+fn for_every_fault(mut case: impl FnMut(&str, &str, &Path)) {
     let scenario = fail::FailScenario::setup();
     for point in POINTS {
         for action in ACTIONS {
             let dir = tempfile::tempdir().unwrap();
-            let mut engine = open(dir.path());
-            engine
-                .spool()
-                .place_request(
-                    "soon",
-                    br#"{"inbox":1,"timeout_seconds":1,"questions":[
-                        {"id":"go","question":"Go?","type":"confirm","required":true}]}"#,
-                )
-                .unwrap();
-            engine.sync().unwrap();
-            let later = chrono::Utc::now() + chrono::Duration::seconds(5);
-
-            with_fault(point, action, engine, |engine| {
-                let _ = engine.expire_due(later);
-            });
-
-            let mut engine = open(dir.path());
-            engine.sync().unwrap();
-            engine.retry_unwritten().unwrap();
-            engine.expire_due(later).unwrap();
-            assert_settled_as(
-                &engine,
-                dir.path(),
-                "soon",
-                OutcomeStatus::Expired,
-                &format!("{point}={action}"),
-            );
+            case(point, action, dir.path());
         }
     }
     scenario.teardown();
