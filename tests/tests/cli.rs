@@ -1,12 +1,11 @@
 //! The `answer-inbox` command, black-box: files go into a spool, outcomes come out, and the
 //! exit codes scripts depend on hold.
 
-mod util;
-
 use std::path::Path;
 
 use serde_json::{json, Value};
-use util::{code, eventually, stderr, stdout, Inbox, Running};
+
+use crate::util::{code, eventually, stderr, stdout, Inbox, Running};
 
 const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042", "source": {"app": "planu", "run": "run-7f3a"},
   "questions": [{"id": "go", "question": "Deploy to production?", "type": "confirm"}]}"#;

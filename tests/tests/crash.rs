@@ -1,13 +1,13 @@
 //! Crash consistency, short version: the `watch` daemon is SIGKILLed about 15 times under a
 //! mixed workload, then every outcome, tombstone, command result and database row must
-//! agree (see `inbox_tests::crash`). The long run is `inbox-bench crash --kills 200`.
-
-mod util;
+//! agree (see `inbox_harness::crash`). The long run is `inbox-bench crash --kills 200`.
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use inbox_tests::crash;
+use inbox_harness::crash;
+
+use crate::util;
 
 #[test]
 fn sigkill_at_random_moments_loses_and_duplicates_nothing() {

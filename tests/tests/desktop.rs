@@ -6,15 +6,11 @@
 //! (`cargo install tauri-driver --locked`), WebKitWebDriver (Debian: webkit2gtk-driver), Xvfb,
 //! dbus-daemon, dunst and dunstctl. `UPDATE_SCREENSHOTS=1` refreshes docs/screenshots/.
 
-mod util;
-
-#[path = "util/desktop.rs"]
-mod harness;
-
 use std::time::Duration;
 
-use harness::{css_str, Desktop, STEP};
 use serde_json::{json, Value};
+
+use crate::util::desktop::{self, css_str, Desktop, STEP};
 
 /// A single yes/no question in the structured dialect: answered as `q1`.
 const DEPLOY: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042",
@@ -414,7 +410,7 @@ async fn the_keyboard_alone_answers_a_request() {
     for (id, title) in [("kb-1", "First"), ("kb-2", "Second"), ("kb-3", "Third")] {
         d.place_request(id, &confirm(title));
     }
-    let rows = harness::eventually("three Pending rows", STEP, || async {
+    let rows = desktop::eventually("three Pending rows", STEP, || async {
         let ids = d.row_ids().await;
         (ids.len() == 3).then_some(ids)
     })
@@ -573,7 +569,7 @@ async fn screenshots_of_the_main_views() {
     d.place_request("env-check", INVALID);
     d.place_file("README.txt", b"not a request\n");
 
-    harness::eventually("four pending rows", STEP, || async {
+    desktop::eventually("four pending rows", STEP, || async {
         (d.row_ids().await.len() == 4).then_some(())
     })
     .await;
@@ -612,7 +608,7 @@ async fn screenshots_of_the_main_views() {
     d.find("[data-testid=result]").await;
 
     d.nav("History").await;
-    harness::eventually("three History rows", STEP, || async {
+    desktop::eventually("three History rows", STEP, || async {
         // configure-db (answered), nightly cleanup (defaulted), env-check (rejected).
         (d.count("[data-testid=history-row]").await >= 3).then_some(())
     })
@@ -620,7 +616,7 @@ async fn screenshots_of_the_main_views() {
     d.screenshot("history").await;
 
     d.nav("Problems").await;
-    harness::eventually("two problems", STEP, || async {
+    desktop::eventually("two problems", STEP, || async {
         (d.count("[data-testid=problem-row]").await >= 2).then_some(())
     })
     .await;
@@ -643,7 +639,7 @@ async fn screenshots_of_the_main_views() {
     d.click("[data-testid=settings-dnd]").await;
     d.click("[data-testid=settings-save]").await;
     let path = d.settings_path();
-    harness::eventually("settings.json with do_not_disturb", STEP, || async {
+    desktop::eventually("settings.json with do_not_disturb", STEP, || async {
         let bytes = std::fs::read(&path).ok()?;
         let settings: Value = serde_json::from_slice(&bytes).ok()?;
         (settings["do_not_disturb"] == true).then_some(())
@@ -658,7 +654,7 @@ async fn an_empty_inbox_offers_demo_requests_and_do_not_disturb_silences_notific
 
     // The empty state offers the demo requests; they arrive like any others.
     d.click("[data-testid=add-demo]").await;
-    let demo_ids = harness::eventually("the demo requests", STEP, || async {
+    let demo_ids = desktop::eventually("the demo requests", STEP, || async {
         let ids = d.row_ids().await;
         (ids.len() >= 4).then_some(ids)
     })
@@ -671,7 +667,7 @@ async fn an_empty_inbox_offers_demo_requests_and_do_not_disturb_silences_notific
     d.nav("Settings").await;
     d.click("[data-testid=settings-dnd]").await;
     d.click("[data-testid=settings-save]").await;
-    harness::eventually("do-not-disturb saved", STEP, || async {
+    desktop::eventually("do-not-disturb saved", STEP, || async {
         let saved = std::fs::read_to_string(d.settings_path()).ok()?;
         let saved: Value = serde_json::from_str(&saved).ok()?;
         (saved["do_not_disturb"] == json!(true)).then_some(())
@@ -703,7 +699,7 @@ async fn an_empty_inbox_offers_demo_requests_and_do_not_disturb_silences_notific
 #[tokio::test]
 async fn a_second_launch_hands_over_to_the_running_app() {
     let d = Desktop::start().await;
-    let mut second = std::process::Command::new(harness::app_binary());
+    let mut second = std::process::Command::new(desktop::app_binary());
     d.apply_app_env(&mut second);
     let mut second = second
         .stdin(std::process::Stdio::null())
@@ -764,7 +760,7 @@ async fn an_answer_the_spool_cannot_take_yet_is_kept_and_written_later() {
     let d = Desktop::start().await;
     d.place_request("deploy-1", DEPLOY);
     d.row("deploy-1").await;
-    let read_only = inbox_tests::read_only::ReadOnly::make(&d.spool().join("answers"));
+    let read_only = inbox_harness::read_only::ReadOnly::make(&d.spool().join("answers"));
 
     d.open("deploy-1").await;
     d.click("[data-testid=yes]").await;
@@ -899,7 +895,7 @@ async fn a_langgraph_interrupt_is_answered_in_the_window_and_replied_as_a_human_
     d.click("[data-testid=review]").await;
     d.find("[data-testid=confirm-screen]").await;
     let what = "Submit to wait for the response text";
-    let reason = harness::eventually(what, STEP, || async {
+    let reason = desktop::eventually(what, STEP, || async {
         let submit = d.find("[data-testid=submit]").await;
         if submit.is_enabled().await.unwrap_or(true) {
             return None;

@@ -5,8 +5,6 @@
 //! The scripts find `answer-inbox` on PATH, as they would once it is installed: the tests
 //! put the built binary's directory first on PATH.
 
-mod util;
-
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -17,7 +15,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use util::{code, stderr, stdout, Inbox, Running};
+
+use crate::util::{self, code, stderr, stdout, Inbox, Running};
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")

@@ -2,17 +2,16 @@
 //! directory that is read-only or full, a database locked by another process, and a
 //! database deleted while the inbox runs. In each, nothing blocks and no answer is lost.
 
-mod util;
-
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use inbox_tests::read_only::ReadOnly;
-use inbox_tests::session::Session;
+use inbox_harness::read_only::ReadOnly;
+use inbox_harness::session::Session;
 use serde_json::Value;
-use util::{code, eventually, stderr, Inbox, Running};
+
+use crate::util::{self, code, eventually, stderr, Inbox, Running};
 
 const CONFIRM: &str = r#"{"inbox":1,"title":"Deploy?","questions":[
     {"id":"go","question":"Deploy now?","type":"confirm","required":true}]}"#;

@@ -18,8 +18,6 @@
 //! ids; it is watched with inotify (opens and accesses included) for the whole run, and must
 //! see no event at all. Every wait is bounded, so a hang fails the test.
 
-mod util;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStringExt;
@@ -28,8 +26,10 @@ use std::time::Duration;
 
 use inbox_desk::RequestView;
 use inbox_engine::Store;
-use inbox_tests::overflow::{inbox_command, run_with_timeout, Daemon};
+use inbox_harness::overflow::{inbox_command, run_with_timeout, Daemon};
 use serde_json::Value;
+
+use crate::util;
 
 /// How long any one step may take (a wait for the daemon, one command).
 const LIMIT: Duration = Duration::from_secs(20);

@@ -1,8 +1,6 @@
 //! `answer-inbox mcp`, black-box: a real MCP client (rmcp) starts the real binary and talks to
 //! it over its standard streams; the operator answers with the real `answer-inbox answer`.
 
-mod util;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -16,7 +14,8 @@ use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
-use util::{code, stderr, Inbox};
+
+use crate::util::{self, code, stderr, Inbox};
 
 /// The MCP client: an agent with a name, recording the progress notifications it gets.
 #[derive(Clone)]

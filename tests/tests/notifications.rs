@@ -2,12 +2,11 @@
 //! on a private Xvfb display), observed with dbus-monitor. Each test starts its own X server,
 //! bus and daemon and stops exactly those, by PID.
 
-mod util;
-
 use std::time::{Duration, Instant};
 
-use inbox_tests::session::Session;
-use util::{eventually, Inbox, Running};
+use inbox_harness::session::Session;
+
+use crate::util::{self, eventually, Inbox, Running};
 
 const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042", "source": {"app": "planu", "run": "run-7f3a"},
   "questions": [{"id": "go", "question": "Deploy to production?", "type": "confirm"}]}"#;

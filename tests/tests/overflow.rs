@@ -1,14 +1,14 @@
 //! Lost watcher events cost nothing: a burst placed while every inotify event is dropped (the
 //! engine's `watcher.event` fault point, which reports each loss as the kernel reports a full
 //! queue) is still ingested in full, through the rescans the losses trigger. The harness is
-//! tests/src/overflow.rs; `inbox-bench overflow` runs it at 50,000 requests and with a real
+//! crates/harness/src/overflow.rs; `inbox-bench overflow` runs it at 50,000 requests and with a real
 //! tiny kernel queue.
-
-mod util;
 
 use std::time::Duration;
 
-use inbox_tests::overflow::{self, Config, Loss};
+use inbox_harness::overflow::{self, Config, Loss};
+
+use crate::util;
 
 /// Enough for the daemon to fall behind and rescan many times, small enough for a debug
 /// build on a shared two-core machine to finish in seconds.

@@ -1,12 +1,12 @@
 //! Several inboxes on one spool, short version: 2 and 4 `watch` daemons (inotify and
 //! `--poll`), each with its own database, race their answerers, autonomous policies and
 //! expiry timers over 150 requests; exactly one outcome per request, and every database,
-//! answerer and log agrees on it (see `inbox_tests::race`). The long run is
+//! answerer and log agrees on it (see `inbox_harness::race`). The long run is
 //! `inbox-bench race --engines 4 --requests 1000 [--poll]`.
 
-mod util;
+use inbox_harness::race;
 
-use inbox_tests::race;
+use crate::util;
 
 const REQUESTS: usize = 150;
 

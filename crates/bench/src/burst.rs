@@ -9,8 +9,8 @@
 //! `Event::Ingested`. Rounds alternate between the two sides; the median round counts.
 //!
 //! For diagnosis, each round also times what the loop does beyond `sync`, on this thread and
-//! without a watcher: `Engine::notify_new` after the sync (the loop runs it after every
-//! batch), and `Engine::handle_paths` over the N paths followed by `notify_new` (the loop's
+//! without a watcher: the notices after the sync (the loop sends them after every
+//! batch), and `Engine::turn(Wake::Paths)` over the N paths (the loop's
 //! own work for one batch of N, minus the watcher thread and the renaming).
 
 use std::fs;
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::unbounded;
-use inbox_engine::{Area, Engine, Event, Spool, Store};
+use inbox_engine::{Area, Engine, Event, Spool, Store, Wake};
 
 use crate::fixtures::{self, Staged};
 use crate::harness::{check_not_broken, RunningEngine, Scratch, ThreadTimes};
@@ -31,9 +31,9 @@ const ROUNDS: usize = 5;
 struct Round {
     /// `Engine::sync` over the N files.
     sync: Duration,
-    /// `Engine::notify_new` right after that sync.
+    /// The notices right after that sync.
     notify: Duration,
-    /// `Engine::handle_paths` over the N paths, then `notify_new`, on a fresh store.
+    /// `Engine::turn(Wake::Paths)` over the N paths, on a fresh store.
     paths: Duration,
     /// First rename to the N-th `Ingested`, with the engine loop running.
     watched: Duration,
@@ -96,8 +96,8 @@ pub fn run(n: usize) -> anyhow::Result<()> {
             "round",
             "loop without watcher: `Engine::sync`",
             "engine loop with watcher: first rename → N-th `Ingested`",
-            "(diagnosis) `notify_new` after the sync",
-            "(diagnosis) `handle_paths` over N paths + `notify_new`, no watcher",
+            "(diagnosis) the notices after the sync",
+            "(diagnosis) `turn(Wake::Paths)` over N paths, no watcher",
             "(diagnosis) renaming N files took",
             "(diagnosis) engine batches",
             "(diagnosis) engine thread during the burst: on CPU / waiting for a CPU",
@@ -143,7 +143,8 @@ fn filled_spool(dirs: &Scratch, n: usize) -> anyhow::Result<(Spool, Vec<PathBuf>
     Ok((spool, paths))
 }
 
-/// `Engine::sync` over N files placed before the engine opened, then `notify_new`.
+/// `Engine::sync` over N files placed before the engine opened, then a turn with nothing new
+/// (the notices the loop sends after every batch).
 fn without_watcher(n: usize) -> anyhow::Result<(Duration, Duration)> {
     let dirs = Scratch::new("burst-loop")?;
     let (spool, _) = filled_spool(&dirs, n)?;
@@ -154,7 +155,7 @@ fn without_watcher(n: usize) -> anyhow::Result<(Duration, Duration)> {
     engine.sync()?;
     let sync = started.elapsed();
     let started = Instant::now();
-    engine.notify_new()?;
+    engine.turn(Wake::RetryUnwritten)?;
     let notify = started.elapsed();
 
     let mut ingested = 0;
@@ -174,15 +175,14 @@ fn handle_paths_directly(n: usize) -> anyhow::Result<Duration> {
     let mut engine = Engine::new(spool, Store::open(&dirs.db())?)?.with_events(events_tx);
 
     let started = Instant::now();
-    engine.handle_paths(&paths)?;
-    engine.notify_new()?;
+    engine.turn(Wake::Paths(paths))?;
     let elapsed = started.elapsed();
 
     let ingested = events
         .try_iter()
         .filter(|e| matches!(e, Event::Ingested { .. }))
         .count();
-    anyhow::ensure!(ingested == n, "handle_paths ingested {ingested} of {n}");
+    anyhow::ensure!(ingested == n, "the turn ingested {ingested} of {n}");
     Ok(elapsed)
 }
 

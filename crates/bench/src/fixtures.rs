@@ -52,6 +52,25 @@ pub fn varied_request(id: &str, n: usize) -> Vec<u8> {
     request_from(id, &title, APPS[n % 7], &format!("run-{}", n / 50))
 }
 
+/// Like [`interactive_request`], titled `Visible probe <id>` and `critical`, so that it
+/// sorts to the top of the desktop app's Pending list (most urgent first), in view whatever
+/// else is pending.
+pub fn visible_probe(id: &str) -> Vec<u8> {
+    String::from_utf8_lossy(&request_from(
+        id,
+        &probe_title(id),
+        "bench",
+        &format!("run-{id}"),
+    ))
+    .replace(r#""priority": "normal""#, r#""priority": "critical""#)
+    .into_bytes()
+}
+
+/// The title of [`visible_probe`].
+pub fn probe_title(id: &str) -> String {
+    format!("Visible probe {id}")
+}
+
 fn request_from(id: &str, title: &str, app: &str, run: &str) -> Vec<u8> {
     format!(
         r#"{{
@@ -111,6 +130,7 @@ pub fn check_fixtures() -> anyhow::Result<()> {
         ("interactive", interactive_request("check-1")),
         ("varied", varied_request("check-1", 123)),
         ("autonomous", autonomous_request("check-1")),
+        ("visible probe", visible_probe("check-1")),
     ] {
         if let Err(errors) = parse_request(&body, Some("check-1")) {
             anyhow::bail!("the {name} fixture is not a valid request: {errors:?}");

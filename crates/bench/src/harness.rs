@@ -7,13 +7,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use inbox_engine::notifier::{Announcement, Notifier};
 use inbox_engine::{Engine, Event, Spool, Store, WatchOptions};
 use notify::{RecursiveMode, Watcher};
 
 /// How long any single expected event may take before the benchmark gives up.
 pub const PATIENCE: Duration = Duration::from_secs(30);
 
-/// `inbox_engine::run` on its own thread, as `answer-inbox watch` runs it.
+/// `inbox_engine::run` on its own thread, as `answer-inbox watch` runs it, with a notifier
+/// that shows nothing and reports the end of every turn that announced something
+/// ([`EndOfTurn`]).
 pub struct RunningEngine {
     pub spool: Spool,
     pub events: Receiver<Event>,
@@ -60,7 +63,9 @@ impl RunningEngine {
             move || -> anyhow::Result<()> {
                 let _ = tid_tx.send(std::fs::read_link("/proc/thread-self").ok());
                 let store = Store::open(&db)?;
-                let mut engine = Engine::new(Spool::open(spool_dir)?, store)?.with_events(event_tx);
+                let mut engine = Engine::new(Spool::open(spool_dir)?, store)?
+                    .with_events(event_tx.clone())
+                    .with_notifier(Box::new(EndOfTurn(event_tx)));
                 inbox_engine::run(&mut engine, &WatchOptions::default(), &shutdown_rx)?;
                 Ok(())
             },
@@ -148,6 +153,20 @@ impl RunningEngine {
 impl Drop for RunningEngine {
     fn drop(&mut self) {
         let _ = self.shutdown_and_join();
+    }
+}
+
+/// The notifier of the benchmarks' engine: no bubble, but `Event::Notified` for every
+/// announcement, on the engine's thread as the turn ends (the notices are a turn's last
+/// step). It tells a benchmark that a turn which ingested something is over, as the engine's
+/// own `Notified` did before the notifier took over reporting it; only a real bubble's
+/// sender reports it now, and the `Silent` notifier never does.
+struct EndOfTurn(Sender<Event>);
+
+impl Notifier for EndOfTurn {
+    fn announce(&self, fresh: Vec<Announcement>) {
+        let ids = fresh.into_iter().map(|a| a.summary.id).collect();
+        let _ = self.0.send(Event::Notified { ids, merged: false });
     }
 }
 

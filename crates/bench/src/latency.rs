@@ -9,13 +9,13 @@
 //! The bare watcher is timed twice: in its callback (the earliest moment any code can know)
 //! and when the benchmark thread receives the event over a channel, which is where the
 //! engine's `Event` is received too; the latter is the like-for-like baseline. For
-//! diagnosis, the engine's work alone is timed as well: `Engine::handle_paths` on a renamed
+//! diagnosis, the engine's work alone is timed as well: `Engine::turn(Wake::Paths)` on a renamed
 //! file, called directly on this thread (no watcher, no thread hops), and `parse_request`.
 
 use std::fs;
 use std::time::{Duration, Instant};
 
-use inbox_engine::{Area, Engine, Event, Spool, Store};
+use inbox_engine::{Area, Engine, Event, Spool, Store, Wake};
 use inbox_protocol::parse_request;
 
 use crate::fixtures::{self, Staged};
@@ -74,7 +74,7 @@ pub fn run(n: usize) -> anyhow::Result<()> {
         )?;
         staged.place()?;
         let work_started = Instant::now();
-        direct.handle_paths(std::slice::from_ref(&staged.to))?;
+        direct.turn(Wake::Paths(vec![staged.to.clone()]))?;
         let work = work_started.elapsed();
         let parse_started = Instant::now();
         let parsed = parse_request(&body, Some(&id));
@@ -91,7 +91,7 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     }
     engine.stop()?;
     anyhow::ensure!(
-        direct.store().pending()?.len() == WARMUP + n,
+        direct.queries().pending_count()? == WARMUP + n,
         "the direct engine did not ingest every drop"
     );
 
@@ -113,7 +113,7 @@ pub fn run(n: usize) -> anyhow::Result<()> {
                 &Summary::of(&samples.bare_callback),
             ),
             Summary::row(
-                "(diagnosis) engine work alone: `Engine::handle_paths` on this thread",
+                "(diagnosis) engine work alone: `Engine::turn(Wake::Paths)` on this thread",
                 &Summary::of(&samples.work),
             ),
             Summary::row(
@@ -138,9 +138,10 @@ pub fn engine_drop(engine: &mut RunningEngine, id: &str, body: &[u8]) -> anyhow:
     staged.place()?;
     let ingested =
         engine.wait_for(|e| matches!(e, Event::Ingested { id: got, .. } if got == id))?;
-    // The loop's iteration ends with the operator notification: wait for it, so the next
-    // drop meets an idle engine, as a drop some time later would.
-    engine.wait_for(|e| matches!(e, Event::Notified { ids } if ids.iter().any(|i| i == id)))?;
+    // The loop's turn ends with the notices: wait for them (the benchmarks' notifier reports
+    // them as `Notified`, see harness::EndOfTurn), so the next drop meets an idle engine, as
+    // a drop some time later would.
+    engine.wait_for(|e| matches!(e, Event::Notified { ids, .. } if ids.iter().any(|i| i == id)))?;
     Ok(ingested - started)
 }
 

@@ -7,6 +7,7 @@
 //! inbox-bench startup [N=100000]
 //! inbox-bench round-trip [N=200]
 //! inbox-bench all
+//! inbox-bench autonomous-burst [N=3000]   (issue 11: group commit, next to a bare responder)
 //! inbox-bench overflow [--requests N=50000] [--queue EVENTS] [--writers W]
 //! inbox-bench crash [--kills N=200] [--workers N] [--seed S] [--no-cancel]
 //! inbox-bench race [--engines N=4] [--requests N=1000] [--poll] [--seed S]
@@ -14,10 +15,13 @@
 //! inbox-bench desktop-memory [N=10000]
 //! inbox-bench desktop-window [N=10000]
 //! inbox-bench desktop-notify [N=100]
+//! inbox-bench desktop-visible [N=10000]           (issue 11: placed → row in the window)
+//! inbox-bench desktop-memory-breakdown [N=10000]  (issue 11: PSS by process and mapping)
 //! ```
 //!
 //! Results go to stdout as markdown; progress goes to stderr. Build with `--release`.
 
+mod autonomous_burst;
 mod burst;
 mod desktop;
 mod fixtures;
@@ -44,6 +48,10 @@ const USAGE: &str =
                            EVENTS) ingested in full by rescans; needs answer-inbox built with
                            --features failpoints next to this binary
   all                      all four with their default sizes
+  autonomous-burst [N=3000]
+                           N autonomous requests at once: outcomes/s of `answer-inbox watch`
+                           (next to this binary) next to a bare responder that fsyncs each
+                           outcome, both from outside, on a disk (not a tmpfs)
 
   The desktop app (release builds of answer-inbox-desktop and inbox-bare-window next to this
   binary; Xvfb, dbus-daemon, dbus-monitor, dunst, xdotool and tauri-driver installed):
@@ -51,7 +59,14 @@ const USAGE: &str =
   desktop-memory [N=10000] PSS of the app's process tree, empty and with N pending, next to a
                            bare Tauri window
   desktop-window [N=10000] launch → painted list, keystroke in search → updated list
-  desktop-notify [N=100]   request file → Notify call on the bus, next to the engine's ingest";
+  desktop-notify [N=100]   request file → Notify call on the bus, next to the engine's ingest
+  desktop-visible [N=10000]
+                           request placed → its row in the window's Pending list (WebDriver,
+                           a MutationObserver), on 10 and on N pending, next to the engine's
+                           ingest latency
+  desktop-memory-breakdown [N=10000]
+                           the app's PSS with N pending by process and by mapping, and under
+                           variants of its environment (MALLOC_ARENA_MAX, WebKit compositing)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -70,6 +85,10 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         if command == "overflow" {
             return overflow::run(args, flags);
         }
+    }
+    // The baseline process of `autonomous-burst`: no header, it runs until killed.
+    if let Some(("bare-responder", rest)) = args.split_first().map(|(c, r)| (c.as_str(), r)) {
+        return autonomous_burst::bare_responder(rest);
     }
     // `crash` and `race` take flags too (reliability.rs).
     if let Some(result) = reliability::dispatch(args) {
@@ -94,10 +113,13 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "burst" => burst::run,
         "startup" => startup::run,
         "round-trip" => roundtrip::run,
+        "autonomous-burst" => autonomous_burst::run,
         "desktop" => desktop::run,
         "desktop-memory" => desktop::run_memory,
         "desktop-window" => desktop::run_window,
         "desktop-notify" => desktop::run_notify,
+        "desktop-visible" => desktop::run_visible,
+        "desktop-memory-breakdown" => desktop::run_breakdown,
         "all" if size.is_none() => {
             return all(args);
         }
@@ -111,7 +133,9 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "ingest-latency" => latency::DEFAULT_N,
         "burst" => burst::DEFAULT_N,
         "startup" => startup::DEFAULT_N,
-        "desktop" | "desktop-memory" | "desktop-window" => desktop::DEFAULT_N,
+        "autonomous-burst" => autonomous_burst::DEFAULT_N,
+        "desktop" | "desktop-memory" | "desktop-window" | "desktop-visible"
+        | "desktop-memory-breakdown" => desktop::DEFAULT_N,
         "desktop-notify" => desktop::DEFAULT_NOTIFY_N,
         _ => roundtrip::DEFAULT_N,
     };
@@ -206,22 +230,38 @@ fn machine() -> String {
 /// The filesystem under the temp directory (fsync and inotify costs depend on it).
 fn temp_filesystem() -> String {
     let temp = std::env::temp_dir();
-    let temp = temp.canonicalize().unwrap_or(temp);
-    let mounts = read("/proc/mounts");
-    let best = mounts
+    format!("{} on {}", temp.display(), filesystem_of(&temp))
+}
+
+/// The mount holding `path`: (mount point, type, device).
+fn mount_of(path: &std::path::Path) -> Option<(String, String, String)> {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    read("/proc/mounts")
         .lines()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields.len() >= 3 && temp.starts_with(fields[1]))
-                .then(|| (fields[1], fields[2], fields[0]))
+            (fields.len() >= 3 && path.starts_with(fields[1])).then(|| {
+                (
+                    fields[1].to_owned(),
+                    fields[2].to_owned(),
+                    fields[0].to_owned(),
+                )
+            })
         })
-        .max_by_key(|(mount, _, _)| mount.len());
-    match best {
-        Some((mount, kind, device)) => {
-            format!("{} on {kind} ({device} mounted at {mount})", temp.display())
-        }
-        None => temp.display().to_string(),
+        .max_by_key(|(mount, _, _)| mount.len())
+}
+
+/// "ext4 (/dev/vda mounted at /)" for the filesystem holding `path`.
+pub fn filesystem_of(path: &std::path::Path) -> String {
+    match mount_of(path) {
+        Some((mount, kind, device)) => format!("{kind} ({device} mounted at {mount})"),
+        None => "an unknown filesystem".into(),
     }
+}
+
+/// The type of the filesystem holding `path` ("ext4", "tmpfs", ...).
+pub fn filesystem_type(path: &std::path::Path) -> Option<String> {
+    mount_of(path).map(|(_, kind, _)| kind)
 }
 
 fn load_average() -> String {

@@ -11,12 +11,12 @@
 //! `--queue EVENTS`, the kernel's own queue overflows: /proc/sys/fs/inotify/max_queued_events
 //! is set to EVENTS only until the daemon has created its inotify instance, then restored
 //! (root only; machine-wide for those milliseconds, which is why no CI test does this). The
-//! harness, and every check behind the figures, is inbox_tests::overflow.
+//! harness, and every check behind the figures, is inbox_harness::overflow.
 
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use inbox_tests::overflow::{Config, Loss, Report};
+use inbox_harness::overflow::{Config, Loss, Report};
 
 use crate::stats::{ms, table, thousands};
 
@@ -81,7 +81,7 @@ pub fn run(args: &[String], flags: &[String]) -> anyhow::Result<()> {
         loss.describe()
     );
     eprintln!("overflow: writing {requests} requests, then the burst");
-    let report = inbox_tests::overflow::run(&config).map_err(anyhow::Error::msg)?;
+    let report = inbox_harness::overflow::run(&config).map_err(anyhow::Error::msg)?;
     print_report(&report);
     crate::footer();
     Ok(())

@@ -1,5 +1,5 @@
 //! The long, hand-run versions of the reliability harnesses (issue "Prove it holds", points 1
-//! and 2): the same code as the CI tests (`inbox_tests::crash`, `inbox_tests::race`), with
+//! and 2): the same code as the CI tests (`inbox_harness::crash`, `inbox_harness::race`), with
 //! recorded sizes, on the release build of `answer-inbox` next to this binary.
 //!
 //! ```text
@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use inbox_tests::{crash, race};
+use inbox_harness::{crash, race};
 
 pub const USAGE: &str = "  crash [--kills N=200] [--workers N=3] [--seed S] [--no-cancel]
                            SIGKILL `answer-inbox watch` N times under a mixed workload (with

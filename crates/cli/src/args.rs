@@ -182,7 +182,7 @@ pub struct AnswerArgs {
     #[arg(long, value_name = "REASON")]
     pub decline: Option<String>,
 
-    /// Who answers: recorded as `operator:NAME` [default: $USER, else "operator"].
+    /// Who answers: recorded as `operator:NAME` [default: $USER, else $LOGNAME, else "operator"].
     #[arg(long = "as", value_name = "NAME")]
     pub operator: Option<String>,
 }

@@ -6,7 +6,6 @@ mod commands;
 mod exit;
 mod input;
 mod locations;
-mod mcp;
 mod output;
 mod render;
 

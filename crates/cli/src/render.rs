@@ -1,5 +1,8 @@
 //! Text for people: tables, request details, problem lists. Pure functions from values to
 //! strings, so they are testable without a terminal; machines get `--json` instead.
+//!
+//! A leaf: it renders the engine's and the protocol's types, never a command's own (those
+//! render themselves, using the pieces here), so commands import it and not the reverse.
 
 use std::fmt::Write as _;
 
@@ -10,8 +13,6 @@ use inbox_protocol::{
     Outcome, Problem, Question, QuestionKind, Request, Rules, Source, TextFormat,
 };
 use serde_json::Value;
-
-use crate::commands::check::FileReport;
 
 /// Widest title shown in the list.
 const TITLE_WIDTH: usize = 48;
@@ -24,31 +25,6 @@ pub fn problem_lines(problems: &[Problem]) -> String {
         .map(|problem| format!("  {problem}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// `FILE: ok (N questions)`, or `FILE: invalid` and its problems.
-pub fn check_reports(reports: &[FileReport]) -> String {
-    let mut text = String::new();
-    for report in reports {
-        if let Some(reason) = &report.unreadable {
-            let _ = writeln!(text, "{}: {reason}", report.file);
-        } else if report.valid {
-            let _ = writeln!(
-                text,
-                "{}: ok ({})",
-                report.file,
-                count(report.questions, "question")
-            );
-        } else {
-            let _ = writeln!(
-                text,
-                "{}: invalid\n{}",
-                report.file,
-                problem_lines(&report.errors)
-            );
-        }
-    }
-    text
 }
 
 /// The `list` table. `with_status` adds a STATUS column (for `--all`).
@@ -195,7 +171,8 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn count(n: usize, noun: &str) -> String {
+/// `1 question`, `3 questions`.
+pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

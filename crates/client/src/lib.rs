@@ -28,7 +28,7 @@
 //! use std::time::Duration;
 //!
 //! use inbox_client::{AskOptions, Asker, Outcome, OutcomeStatus, Reply};
-//! use inbox_engine::Area;
+//! use inbox_spool::Area;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let asker = Asker::open(dir.path().join("spool"))?;
@@ -72,11 +72,11 @@ mod wait;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use inbox_engine::{locations, Area, SpoolError};
+use inbox_spool::{locations, Area, SpoolError};
 
 pub use cancel::CancelToken;
-pub use inbox_engine::Spool;
 pub use inbox_protocol::{Outcome, OutcomeStatus, Problem};
+pub use inbox_spool::Spool;
 pub use request::{prepare, Prepared, RequestBody};
 pub use wait::POLL;
 
@@ -294,7 +294,7 @@ impl Asker {
     /// use std::time::Duration;
     ///
     /// use inbox_client::{AskOptions, Asker, CancelToken, Reply};
-    /// use inbox_engine::Area;
+    /// use inbox_spool::Area;
     ///
     /// let dir = tempfile::tempdir()?;
     /// let asker = Asker::open(dir.path())?;

@@ -1,6 +1,10 @@
 //! A request before it is placed: its bytes, its id, and the proof that it is valid.
 
-use inbox_protocol::{is_valid_id, parse_request, Request};
+use inbox_protocol::is_valid_id;
+#[cfg(not(feature = "validate"))]
+use inbox_protocol::{limits::MAX_FILE_BYTES, Problem};
+#[cfg(feature = "validate")]
+use inbox_protocol::{parse_request, Request};
 use serde_json::Value;
 
 use crate::AskError;
@@ -65,11 +69,12 @@ impl From<Value> for RequestBody {
     }
 }
 
-/// A validated request with its id, ready to be placed (see [`prepare`]).
+/// A checked request with its id, ready to be placed (see [`prepare`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     id: String,
     bytes: Vec<u8>,
+    #[cfg(feature = "validate")]
     request: Request,
 }
 
@@ -85,16 +90,20 @@ impl Prepared {
     }
 
     /// The request as the inbox will see it (normalised): question ids, kinds, choices.
+    #[cfg(feature = "validate")]
     pub fn request(&self) -> &Request {
         &self.request
     }
 }
 
-/// Chooses the request's id and validates the request, without touching any spool.
+/// Chooses the request's id and checks the request, without touching any spool.
 ///
 /// The id is the body's `id`, else `id`, else a new ULID; when both are given they must be
-/// equal. An invalid request is refused with every problem found
-/// ([`AskError::Invalid`]), so it is never placed.
+/// equal. With the `validate` feature the request is validated as the inbox will validate
+/// it, and an invalid one is refused with every problem found ([`AskError::Invalid`]), so it
+/// is never placed. Without it only the id, the size and the JSON syntax are checked here:
+/// the inbox validates every request anyway, and answers an invalid one with a `rejected`
+/// outcome that names its problems.
 ///
 /// ```
 /// let prepared = inbox_client::prepare(
@@ -103,17 +112,48 @@ impl Prepared {
 /// )
 /// .unwrap();
 /// assert_eq!(prepared.id(), "ship-7");
-/// assert_eq!(prepared.request().questions[0].id, "go");
 ///
 /// let invalid = inbox_client::prepare(r#"[{"question": "Which?", "type": "choice"}]"#, None);
-/// let Err(inbox_client::AskError::Invalid(problems)) = invalid else { panic!() };
-/// assert_eq!(problems[0].pointer, "/0/options");
+/// if cfg!(feature = "validate") {
+///     let Err(inbox_client::AskError::Invalid(problems)) = invalid else { panic!() };
+///     assert_eq!(problems[0].pointer, "/0/options");
+/// }
 /// ```
 pub fn prepare(request: impl Into<RequestBody>, id: Option<&str>) -> Result<Prepared, AskError> {
     let bytes = request.into().into_bytes();
     let id = choose_id(&bytes, id)?;
-    let request = parse_request(&bytes, Some(&id)).map_err(AskError::Invalid)?;
-    Ok(Prepared { id, bytes, request })
+    #[cfg(feature = "validate")]
+    {
+        let request = parse_request(&bytes, Some(&id)).map_err(AskError::Invalid)?;
+        Ok(Prepared { id, bytes, request })
+    }
+    #[cfg(not(feature = "validate"))]
+    {
+        check_placeable(&bytes, &id)?;
+        Ok(Prepared { id, bytes })
+    }
+}
+
+/// Without validation: what the inbox would refuse before reading a request at all (a name
+/// that is not an id, too many bytes, text that is not JSON), so that such a file is never
+/// placed.
+#[cfg(not(feature = "validate"))]
+fn check_placeable(bytes: &[u8], id: &str) -> Result<(), AskError> {
+    if !is_valid_id(id) {
+        return Err(AskError::InvalidId(id.to_owned()));
+    }
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(AskError::Invalid(vec![Problem::new(
+            "",
+            format!(
+                "the request is {} bytes; at most {MAX_FILE_BYTES} are read",
+                bytes.len()
+            ),
+        )]));
+    }
+    serde_json::from_slice::<Value>(bytes)
+        .map(drop)
+        .map_err(|error| AskError::Invalid(vec![Problem::new("", format!("not JSON: {error}"))]))
 }
 
 /// The body's `id`, else `given`, else a new ULID. Both given must agree.
@@ -162,6 +202,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validate")]
     fn a_human_interrupt_list_names_its_id_in_its_one_element() {
         let list = br#"[{"id": "intr-1", "action_request": {"action": "rm", "args": {}},
                          "config": {"allow_accept": true}}]"#;
@@ -171,6 +212,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validate")]
     fn an_invalid_id_in_the_body_is_a_problem_of_the_request() {
         let body =
             r#"{"inbox": 1, "id": "../x", "questions": [{"question": "Ok?", "type": "confirm"}]}"#;
@@ -181,10 +223,25 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "validate")]
     fn a_value_is_placed_as_pretty_json() {
         let value = serde_json::json!([{"question": "Ok?", "type": "yes_no"}]);
         let prepared = prepare(value, None).unwrap();
         assert!(prepared.bytes().ends_with(b"]\n"));
         assert_eq!(prepared.request().questions[0].id, "q1");
+    }
+
+    #[test]
+    #[cfg(not(feature = "validate"))]
+    fn without_validation_only_what_the_inbox_cannot_read_is_refused() {
+        assert!(prepare(r#"[{"question": "Which?", "type": "choice"}]"#, None).is_ok());
+        assert!(matches!(
+            prepare("{not json", Some("r1")),
+            Err(AskError::Invalid(_))
+        ));
+        assert!(matches!(
+            prepare(r#"{"id": "../x"}"#, None),
+            Err(AskError::InvalidId(_))
+        ));
     }
 }

@@ -9,9 +9,9 @@
 
 use std::time::{Duration, Instant};
 
-use inbox_engine::spool::ReadError;
-use inbox_engine::{Area, Spool};
 use inbox_protocol::Outcome;
+use inbox_spool::ReadError;
+use inbox_spool::{Area, Spool};
 use notify::{RecursiveMode, Watcher};
 
 use crate::{AskError, AskOptions, Reply};

@@ -6,7 +6,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use inbox_client::{AskError, AskOptions, Asker, CancelToken, Outcome, OutcomeStatus, Reply};
-use inbox_engine::{Area, Placed, Spool};
+use inbox_spool::{Area, Placed, Spool};
 
 fn request(id: &str) -> String {
     format!(

@@ -9,21 +9,12 @@
 use inbox_protocol::{QuestionKind, Request};
 use serde_json::{Map, Value};
 
-/// The action the notification daemon reports when the bubble itself is clicked.
-pub const OPEN_ACTION: &str = "default";
+/// The button type and the click-on-the-bubble key belong to the notifications crate, which
+/// sends them and maps a press back to its answer.
+pub use inbox_notifications::{ActionButton, OPEN_ACTION};
 
 /// More options than this and the buttons would not fit: open the window instead.
 pub const MAX_CHOICE_BUTTONS: usize = 3;
-
-/// One button on a notification, and the answer it gives.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ActionButton {
-    /// The action key sent over D-Bus; never [`OPEN_ACTION`].
-    pub key: String,
-    pub label: String,
-    /// The complete answers object, as the window would submit it.
-    pub answers: Map<String, Value>,
-}
 
 /// The buttons a notification for `request` gets; empty when it needs the window.
 pub fn answer_buttons(request: &Request) -> Vec<ActionButton> {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use inbox_engine::locations;
 use serde_json::{Map, Value};
@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 use crate::errors::{ErrorCode, IpcError};
 use crate::inbox::Inbox;
 use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
-use crate::runtime::Background;
 use crate::settings::{load_settings, save_settings};
 use crate::views::{Settings, StatusView, SubmitResult, UiEvent};
 
@@ -51,7 +50,7 @@ impl DeskConfig {
             default_spool: locations::default_spool().ok_or_else(missing)?,
             default_db: locations::default_db().ok_or_else(missing)?,
             settings_path: crate::settings::default_settings_path().ok_or_else(missing)?,
-            operator: crate::inbox::operator_name(),
+            operator: inbox_engine::operator::name_from_env(),
             app_name,
         })
     }
@@ -82,8 +81,8 @@ pub struct Desk {
     config: DeskConfig,
     hooks: ShellHooks,
     settings: Mutex<Settings>,
+    /// The inbox and its one loop; a settings change may swap it for another spool's.
     inbox: RwLock<Arc<Inbox>>,
-    background: Mutex<Option<Background>>,
     switches: Arc<NotifySwitches>,
     /// Said once at start-up (an unreadable settings file, ...); shown by the window.
     pub warnings: Vec<String>,
@@ -103,20 +102,23 @@ impl Desk {
             settings.spool_dir = spool.display().to_string();
         }
         let spool = PathBuf::from(&settings.spool_dir);
-        let inbox = Inbox::open(&spool, &config.db_for(&spool), &config.operator)?;
         let switches = NotifySwitches::new(settings.notifications, settings.do_not_disturb);
-        let desk = Arc::new_cyclic(|this| Desk {
-            config,
-            hooks,
-            settings: Mutex::new(settings),
-            inbox: RwLock::new(Arc::new(inbox)),
-            background: Mutex::new(None),
-            switches,
-            warnings: warning.into_iter().collect(),
-            this: this.clone(),
+        // The notification buttons call back into the desk, which exists only once its
+        // inbox runs: they find it through this cell, set as soon as it does.
+        let this_cell: Arc<OnceLock<Weak<Desk>>> = Arc::new(OnceLock::new());
+        let inbox = start_inbox(&config, &switches, &hooks, &spool, &this_cell)?;
+        let desk = Arc::new_cyclic(|this| {
+            let _ = this_cell.set(this.clone());
+            Desk {
+                config,
+                hooks,
+                settings: Mutex::new(settings),
+                inbox: RwLock::new(Arc::new(inbox)),
+                switches,
+                warnings: warning.into_iter().collect(),
+                this: this.clone(),
+            }
         });
-        let background = desk.start_background(&desk.inbox())?;
-        *desk.background.lock().unwrap_or_else(|p| p.into_inner()) = Some(background);
         Ok(desk)
     }
 
@@ -139,7 +141,7 @@ impl Desk {
             spool_dir: inbox.spool_dir().display().to_string(),
             db_path: inbox.db_path().display().to_string(),
             notifications: self.switches.describe().to_owned(),
-            operator: format!("operator:{}", inbox.operator()),
+            operator: inbox_engine::operator::answered_by(inbox.operator()),
         })
     }
 
@@ -160,19 +162,16 @@ impl Desk {
         save_settings(&self.config.settings_path, &new)?;
         if new.spool_dir != current.spool_dir {
             let spool = PathBuf::from(&new.spool_dir);
-            let inbox = Arc::new(Inbox::open(
+            let this_cell = Arc::new(OnceLock::from(self.this.clone()));
+            let inbox = start_inbox(
+                &self.config,
+                &self.switches,
+                &self.hooks,
                 &spool,
-                &self.config.db_for(&spool),
-                &self.config.operator,
-            )?);
-            let background = self.start_background(&inbox)?;
-            let old = self
-                .background
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .replace(background);
-            drop(old);
-            *self.inbox.write().unwrap_or_else(|p| p.into_inner()) = inbox;
+                &this_cell,
+            )?;
+            // The old inbox's loop stops once the last command still using it is done.
+            *self.inbox.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(inbox);
         }
         self.switches
             .enabled
@@ -251,25 +250,33 @@ impl Desk {
             (self.hooks.emit)(UiEvent::Changed { pending });
         }
     }
+}
 
-    fn start_background(&self, inbox: &Inbox) -> Result<Background, IpcError> {
-        let this = self.this.clone();
-        let notifier = ActionNotifier::start(
-            self.config.app_name,
-            inbox.db_path().to_owned(),
-            Arc::clone(&self.switches),
-            Arc::new(move |chosen| {
-                if let Some(desk) = this.upgrade() {
-                    desk.handle_choice(chosen);
-                }
-            }),
-        );
-        Background::start(
-            inbox.spool_dir(),
-            inbox.db_path(),
-            Box::new(notifier),
-            Arc::clone(&self.hooks.emit),
-        )
-        .map_err(|message| IpcError::new(ErrorCode::Storage, message))
-    }
+/// Opens the inbox on `spool` and starts its loop, with notifications whose buttons answer
+/// through the desk that `this` will hold.
+fn start_inbox(
+    config: &DeskConfig,
+    switches: &Arc<NotifySwitches>,
+    hooks: &ShellHooks,
+    spool: &Path,
+    this: &Arc<OnceLock<Weak<Desk>>>,
+) -> Result<Inbox, IpcError> {
+    let db = config.db_for(spool);
+    let this = Arc::clone(this);
+    let notifier = ActionNotifier::start(
+        config.app_name,
+        Arc::clone(switches),
+        Arc::new(move |chosen| {
+            if let Some(desk) = this.get().and_then(Weak::upgrade) {
+                desk.handle_choice(chosen);
+            }
+        }),
+    );
+    Inbox::start(
+        spool,
+        &db,
+        &config.operator,
+        Box::new(notifier),
+        Arc::clone(&hooks.emit),
+    )
 }

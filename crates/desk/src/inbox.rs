@@ -2,48 +2,82 @@
 //! decline. The Tauri commands are one-line wrappers over these, so everything here is
 //! tested without a window.
 //!
-//! The inbox holds its own engine (its own SQLite connection) for reads and for settling;
-//! the background loop in [`crate::runtime`] holds another. Both are safe on one database
-//! and one spool: outcomes are first-writer-wins files, and the loop reports what this
-//! engine recorded (`Engine::track_open`).
+//! An `Inbox` is one running loop on one spool and database ([`Background`]): the only
+//! engine the app has. Writes (answers, declines, demo requests) go into that loop as
+//! [`Command`]s and wait for its reply, so the app never races itself on its own database,
+//! and hears of its own answers once, from the loop that wrote them. Reads go through a
+//! [`Reader`], a connection of its own beside the loop.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use inbox_engine::{locations, Engine, SettleError};
+use crossbeam_channel::{Receiver, Sender};
+use inbox_engine::notifier::Notifier;
+use inbox_engine::{locations, Command, Queries, Reader, SettleError};
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
+use crate::runtime::Background;
 use crate::views::{
     HistoryView, OutcomeView, ProblemView, RequestView, RowView, SpoolProblemView, SubmitResult,
+    UiEvent,
 };
 
 /// How many settled requests the History view loads.
 pub const HISTORY_LIMIT: usize = 5000;
 
+/// How long a command waits for the loop. The loop answers within milliseconds, unless it is
+/// waiting out a failure (a database locked by another process: up to its 10 s busy
+/// timeout, then pauses of up to 30 s), and then the window must hear why, not hang.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(45);
+
 pub struct Inbox {
-    engine: Mutex<Engine>,
-    spool_dir: PathBuf,
+    reader: Mutex<Reader>,
+    commands: Sender<Command>,
+    spool: inbox_engine::Spool,
     db_path: PathBuf,
     /// Recorded as `answered_by` on everything answered here.
     operator: String,
+    /// Dropped last: stops the loop once nothing can send it commands.
+    _background: Background,
 }
 
 impl Inbox {
-    /// Opens (creating if needed) the spool and the database.
-    pub fn open(spool_dir: &Path, db_path: &Path, operator: &str) -> Result<Inbox, IpcError> {
-        let engine = locations::open_engine(spool_dir, db_path)
-            .map_err(|e| IpcError::new(ErrorCode::Storage, e.to_string()))?;
+    /// Opens (creating if needed) the spool and the database and starts the loop on them,
+    /// with `notifier`; every change reaches `sink`.
+    pub fn start(
+        spool_dir: &Path,
+        db_path: &Path,
+        operator: &str,
+        notifier: Box<dyn Notifier>,
+        sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
+    ) -> Result<Inbox, IpcError> {
+        let storage = |e: String| IpcError::new(ErrorCode::Storage, e);
+        let engine =
+            locations::open_engine(spool_dir, db_path).map_err(|e| storage(e.to_string()))?;
+        let spool = engine.spool().clone();
+        let reader = Reader::open(db_path).map_err(|e| {
+            storage(format!(
+                "cannot read the database {}: {e}",
+                db_path.display()
+            ))
+        })?;
+        let (commands, inbox) = crossbeam_channel::unbounded();
+        let background =
+            Background::start(engine, inbox, notifier, db_path, sink).map_err(storage)?;
         Ok(Inbox {
-            engine: Mutex::new(engine),
-            spool_dir: spool_dir.to_owned(),
+            reader: Mutex::new(reader),
+            commands,
+            spool,
             db_path: db_path.to_owned(),
             operator: operator.to_owned(),
+            _background: background,
         })
     }
 
     pub fn spool_dir(&self) -> &Path {
-        &self.spool_dir
+        self.spool.root()
     }
 
     pub fn db_path(&self) -> &Path {
@@ -54,36 +88,51 @@ impl Inbox {
         &self.operator
     }
 
-    fn engine(&self) -> MutexGuard<'_, Engine> {
-        // A panic while holding the lock leaves nothing half-written in the engine (every
-        // change is a committed transaction or nothing), so a poisoned lock is still usable.
-        self.engine
+    /// Runs `read` over the read side. A panic while holding the lock leaves nothing
+    /// half-done (reads change nothing), so a poisoned lock is still usable.
+    fn read<T>(&self, read: impl FnOnce(Queries<'_>) -> T) -> T {
+        let reader: MutexGuard<'_, Reader> = self
+            .reader
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        read(reader.queries())
+    }
+
+    /// Sends a command into the loop and waits for its reply.
+    fn ask<T>(&self, (command, reply): (Command, Receiver<T>)) -> Result<T, IpcError> {
+        self.commands.send(command).map_err(|_| {
+            IpcError::new(
+                ErrorCode::Storage,
+                "the inbox is not running (its loop stopped)",
+            )
+        })?;
+        reply.recv_timeout(COMMAND_TIMEOUT).map_err(|_| {
+            IpcError::new(
+                ErrorCode::Storage,
+                "the inbox did not answer in time: it is waiting out a failure (see the \
+                 message above); nothing was written yet, and it will go on by itself",
+            )
+        })
     }
 
     /// Pending requests, most urgent first, then oldest first.
     pub fn pending(&self) -> Result<Vec<RowView>, IpcError> {
         Ok(self
-            .engine()
-            .store()
-            .pending()?
+            .read(|q| q.pending())?
             .iter()
             .map(RowView::of)
             .collect())
     }
 
     pub fn pending_count(&self) -> Result<u32, IpcError> {
-        let count = self.engine().store().pending_count()?;
+        let count = self.read(|q| q.pending_count())?;
         Ok(u32::try_from(count).unwrap_or(u32::MAX))
     }
 
     /// Settled and cancelled requests with their answers, newest first.
     pub fn history(&self) -> Result<Vec<HistoryView>, IpcError> {
         Ok(self
-            .engine()
-            .store()
-            .history_detailed(HISTORY_LIMIT)?
+            .read(|q| q.history_detailed(HISTORY_LIMIT))?
             .iter()
             .map(HistoryView::of)
             .collect())
@@ -92,10 +141,10 @@ impl Inbox {
     /// Files that could not be read as requests: invalid requests (which got a `rejected`
     /// outcome) and files that are not requests at all, newest first.
     pub fn problems(&self) -> Result<Vec<SpoolProblemView>, IpcError> {
-        let engine = self.engine();
-        let store = engine.store();
-        let mut problems: Vec<SpoolProblemView> = store
-            .problems()?
+        let (stray, rejected) = self.read(|q| {
+            Ok::<_, inbox_engine::StoreError>((q.problems()?, q.rejected_detailed(HISTORY_LIMIT)?))
+        })?;
+        let mut problems: Vec<SpoolProblemView> = stray
             .into_iter()
             .map(|(path, reason, seen)| SpoolProblemView {
                 id: None,
@@ -104,14 +153,14 @@ impl Inbox {
                 seen_at: seen.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             })
             .collect();
-        for detail in store.rejected_detailed(HISTORY_LIMIT)? {
+        for detail in rejected {
             let Some(outcome) = &detail.outcome else {
                 continue;
             };
             let id = detail.summary.id.clone();
             problems.push(SpoolProblemView {
-                path: engine
-                    .spool()
+                path: self
+                    .spool
                     .path(inbox_engine::Area::Questions, &id)
                     .display()
                     .to_string(),
@@ -133,7 +182,7 @@ impl Inbox {
 
     /// One request with its questions (and its outcome, once settled).
     pub fn request(&self, id: &str) -> Result<RequestView, IpcError> {
-        match self.engine().store().detail(id)? {
+        match self.read(|q| q.detail(id))? {
             Some(detail) => Ok(RequestView::of(&detail)),
             None => Err(IpcError::new(
                 ErrorCode::NotFound,
@@ -155,9 +204,7 @@ impl Inbox {
         answers: &Map<String, Value>,
     ) -> Result<Vec<ProblemView>, IpcError> {
         let request = self
-            .engine()
-            .store()
-            .detail(id)?
+            .read(|q| q.detail(id))?
             .and_then(|detail| detail.request)
             .ok_or_else(|| {
                 IpcError::new(
@@ -175,7 +222,7 @@ impl Inbox {
 
     /// Places the demo requests (offered when the inbox is empty); returns how many.
     pub fn add_demo_requests(&self) -> Result<u32, IpcError> {
-        let ids = inbox_engine::demo::place_demo(self.engine().spool()).map_err(|e| {
+        let ids = self.ask(Command::place_demo())?.map_err(|e| {
             IpcError::new(
                 ErrorCode::Storage,
                 format!("cannot place the demo requests: {e}"),
@@ -187,18 +234,18 @@ impl Inbox {
     /// Writes the operator's answers as the request's outcome, unless someone settled it
     /// first: then theirs is returned and stands.
     pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<SubmitResult, IpcError> {
-        let result = self.engine().answer(id, answers, &self.answered_by());
+        let result = self.ask(Command::answer(id, answers.clone(), &self.answered_by()))?;
         self.submitted(id, result)
     }
 
     /// Declines a request; the reason goes to the asker.
     pub fn decline(&self, id: &str, reason: &str) -> Result<SubmitResult, IpcError> {
-        let result = self.engine().decline(id, reason, &self.answered_by());
+        let result = self.ask(Command::decline(id, reason, &self.answered_by()))?;
         self.submitted(id, result)
     }
 
     fn answered_by(&self) -> String {
-        format!("operator:{}", self.operator)
+        inbox_engine::operator::answered_by(&self.operator)
     }
 
     fn submitted(
@@ -206,7 +253,7 @@ impl Inbox {
         id: &str,
         result: Result<inbox_protocol::Outcome, SettleError>,
     ) -> Result<SubmitResult, IpcError> {
-        let request = self.engine().store().detail(id)?.and_then(|d| d.request);
+        let request = self.read(|q| q.detail(id))?.and_then(|d| d.request);
         match result {
             Ok(outcome) => Ok(SubmitResult::Settled {
                 outcome: OutcomeView::of(&outcome, request.as_ref()),
@@ -221,13 +268,4 @@ impl Inbox {
             Err(error) => Err(error.into()),
         }
     }
-}
-
-/// The operator's name: `$USER`, else `$LOGNAME`, else `operator`.
-pub fn operator_name() -> String {
-    ["USER", "LOGNAME"]
-        .iter()
-        .filter_map(|var| std::env::var(var).ok())
-        .find(|name| !name.trim().is_empty())
-        .unwrap_or_else(|| "operator".to_owned())
 }

@@ -28,7 +28,7 @@ pub mod views;
 
 pub use desk::{Desk, DeskConfig, ShellHooks};
 pub use errors::{ErrorCode, IpcError};
-pub use inbox::{operator_name, Inbox};
+pub use inbox::Inbox;
 pub use notify::{ActionNotifier, Chosen, NotifySwitches};
 pub use runtime::Background;
 pub use views::*;

@@ -1,5 +1,5 @@
-//! The engine's loop, running in the background for the app, and the translation of its
-//! events into what the window needs to hear.
+//! The app's one engine loop, running in the background, and the translation of its events
+//! into what the window needs to hear.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::notifier::Notifier;
-use inbox_engine::{locations, Event, Store, WatchOptions};
+use inbox_engine::{Command, Engine, Event, Reader, WatchOptions};
 
 use crate::views::UiEvent;
 
@@ -23,19 +23,18 @@ pub struct Background {
 }
 
 impl Background {
-    /// Opens a second engine on the same spool and database, with `notifier`, and runs the
-    /// watcher loop on a thread; every change reaches `sink` as [`UiEvent`]s.
+    /// Runs `engine`'s loop on a thread, with `notifier`, doing the `commands` it is sent;
+    /// every change reaches `sink` as [`UiEvent`]s. `db_path` is the engine's database,
+    /// read (for the pending count) by the forwarding thread.
     pub fn start(
-        spool_dir: &Path,
-        db_path: &Path,
+        engine: Engine,
+        commands: Receiver<Command>,
         notifier: Box<dyn Notifier>,
+        db_path: &Path,
         sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
     ) -> Result<Background, String> {
         let (events_tx, events) = crossbeam_channel::unbounded();
-        let mut engine = locations::open_engine(spool_dir, db_path)
-            .map_err(|e| e.to_string())?
-            .with_events(events_tx)
-            .with_notifier(notifier);
+        let mut engine = engine.with_events(events_tx).with_notifier(notifier);
         let (shutdown, shutdown_rx) = crossbeam_channel::bounded(1);
         let db = db_path.to_owned();
         let forward_sink = Arc::clone(&sink);
@@ -46,8 +45,9 @@ impl Background {
         let looper = std::thread::Builder::new()
             .name("engine".into())
             .spawn(move || {
+                let options = WatchOptions::default();
                 if let Err(error) =
-                    inbox_engine::run(&mut engine, &WatchOptions::default(), &shutdown_rx)
+                    inbox_engine::run_with_commands(&mut engine, &options, &commands, &shutdown_rx)
                 {
                     tracing::error!("the engine stopped: {error}");
                     sink(UiEvent::Error {
@@ -78,7 +78,7 @@ impl Drop for Background {
 /// Passes settle and cancel events on at once, and gathers everything else into one
 /// `Changed` per [`REFRESH_GATHER`].
 fn forward(events: &Receiver<Event>, db_path: &Path, sink: &(dyn Fn(UiEvent) + Send + Sync)) {
-    let store = Store::open(db_path).ok();
+    let reader = Reader::open(db_path).ok();
     while let Ok(first) = events.recv() {
         let mut changed = false;
         let mut ready_count = None;
@@ -95,9 +95,9 @@ fn forward(events: &Receiver<Event>, db_path: &Path, sink: &(dyn Fn(UiEvent) + S
             next = events.recv_deadline(deadline).ok();
         }
         if changed {
-            let count = store
+            let count = reader
                 .as_ref()
-                .and_then(|s| s.pending_count().ok())
+                .and_then(|r| r.queries().pending_count().ok())
                 .or(ready_count)
                 .unwrap_or(0);
             sink(UiEvent::Changed {

@@ -2,11 +2,16 @@
 //!
 //! These are the one contract between Rust and the UI. ts-rs generates their TypeScript
 //! twins into `ui/src/lib/bindings/`, and a test fails when the committed copies drift, so
-//! the UI never guesses a field name.
+//! the UI never guesses a field name. Fields that carry a protocol enum's word (priority,
+//! status, question kind) are typed in TypeScript by that enum (`#[ts(as = ...)]`, from
+//! inbox-protocol's `ts` feature), so the unions are generated too, never copied.
 
 use chrono::{DateTime, Utc};
 use inbox_engine::{RequestDetail, RequestSummary};
-use inbox_protocol::{Choice, Mode, Outcome, Question, QuestionKind, Request};
+use inbox_protocol::limits::MAX_ANSWER_CHARS;
+use inbox_protocol::{
+    Choice, Mode, Outcome, OutcomeStatus, Priority, Question, QuestionKind, Request,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -33,14 +38,12 @@ pub struct SourceView {
 pub struct RowView {
     pub id: String,
     /// `pending`, `cancelled`, or the outcome status.
-    #[ts(
-        type = "\"pending\" | \"cancelled\" | \"answered\" | \"defaulted\" | \"declined\" | \"expired\" | \"rejected\""
-    )]
+    #[ts(as = "RowState")]
     pub state: String,
     pub title: String,
     pub source: SourceView,
-    /// `low`, `normal`, `high` or `critical`.
-    #[ts(type = "\"low\" | \"normal\" | \"high\" | \"critical\"")]
+    /// `low`, `normal`, `high` or `critical` (a `Priority` in words).
+    #[ts(as = "Priority")]
     pub priority: String,
     /// `autonomous` requests that are still pending are blocked on a person.
     pub autonomous: bool,
@@ -54,6 +57,17 @@ pub struct RowView {
     /// Set while an answer given to this pending request waits for the spool to take its
     /// file (read-only or full): why the last attempt failed.
     pub unwritten: Option<String>,
+}
+
+/// What `RowView::state` holds (the engine's `State` in words): `pending`, `cancelled`, or
+/// the `OutcomeStatus` it was settled with. Only its TypeScript type is used.
+#[derive(TS)]
+#[ts(rename_all = "lowercase")]
+pub enum RowState {
+    Pending,
+    Cancelled,
+    #[ts(untagged)]
+    Settled(OutcomeStatus),
 }
 
 /// One answer, as a person reads it.
@@ -72,8 +86,9 @@ pub struct AnswerLine {
 /// How a request was settled.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct OutcomeView {
-    /// `answered`, `defaulted`, `declined`, `expired` or `rejected`.
-    #[ts(type = "\"answered\" | \"defaulted\" | \"declined\" | \"expired\" | \"rejected\"")]
+    /// `answered`, `defaulted`, `declined`, `expired` or `rejected` (an `OutcomeStatus` in
+    /// words).
+    #[ts(as = "OutcomeStatus")]
     pub status: String,
     /// `operator:<name>` or `policy:<name>`.
     pub answered_by: String,
@@ -92,7 +107,8 @@ pub struct HistoryView {
     /// None for a request its asker cancelled.
     pub outcome: Option<OutcomeView>,
     /// From placing the file to the outcome, in milliseconds.
-    #[ts(type = "number | null")]
+    // A JSON number; ts-rs would call an `i64` a `bigint`.
+    #[ts(as = "Option<f64>")]
     pub time_to_answer_ms: Option<i64>,
 }
 
@@ -126,8 +142,8 @@ pub struct ChoiceView {
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct QuestionView {
     pub id: String,
-    /// `confirm`, `choice`, `multi_choice` or `text`.
-    #[ts(type = "\"confirm\" | \"choice\" | \"multi_choice\" | \"text\"")]
+    /// `confirm`, `choice`, `multi_choice` or `text` (a `QuestionKind` in words).
+    #[ts(as = "QuestionKind")]
     pub kind: String,
     /// The type as its asker wrote it, e.g. `multiChoice` or `yes_no`.
     pub wire_type: String,
@@ -145,6 +161,9 @@ pub struct QuestionView {
     pub required_when: Option<String>,
     pub pattern: Option<String>,
     pub allow_custom: bool,
+    /// The most characters the inbox takes in a text answer or a fill-in
+    /// (`inbox_protocol::limits::MAX_ANSWER_CHARS`): the form refuses longer ones itself.
+    pub max_answer_chars: u32,
 }
 
 /// Everything the answer view needs about one request.
@@ -203,6 +222,8 @@ pub enum UiEvent {
     /// A request got its outcome, from anywhere.
     Settled {
         id: String,
+        /// An `OutcomeStatus` in words.
+        #[ts(as = "OutcomeStatus")]
         status: String,
         answered_by: String,
     },
@@ -290,6 +311,7 @@ impl QuestionView {
             required_when: required_when(question, request),
             pattern: question.pattern.clone(),
             allow_custom: question.allow_custom,
+            max_answer_chars: u32::try_from(MAX_ANSWER_CHARS).unwrap_or(u32::MAX),
         }
     }
 }
@@ -464,5 +486,27 @@ mod tests {
         .unwrap();
         let names: Vec<String> = (0..3).map(|i| tab_name(&request.questions, i)).collect();
         assert_eq!(names, ["Check", "Check (2)", "Question 3"]);
+    }
+
+    /// `RowState`, the TypeScript type of `RowView::state`, says what the engine's states
+    /// are in words: `pending`, `cancelled`, or the outcome status as the protocol words it.
+    #[test]
+    fn row_state_matches_the_engines_words() {
+        use inbox_engine::State;
+        assert_eq!(State::Pending.as_str(), "pending");
+        assert_eq!(State::Cancelled.as_str(), "cancelled");
+        for status in [
+            OutcomeStatus::Answered,
+            OutcomeStatus::Defaulted,
+            OutcomeStatus::Declined,
+            OutcomeStatus::Expired,
+            OutcomeStatus::Rejected,
+        ] {
+            assert_eq!(State::Settled(status).as_str(), word(&status));
+        }
+        assert_eq!(
+            RowState::inline(),
+            r#""pending" | "cancelled" | OutcomeStatus"#
+        );
     }
 }

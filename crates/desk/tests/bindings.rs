@@ -1,6 +1,6 @@
 //! The UI's TypeScript types are generated from the Rust view models (ts-rs) and committed
 //! in `ui/src/lib/bindings/`. This fails when they drift; `UPDATE_BINDINGS=1 cargo test -p
-//! inbox-desk --test bindings` rewrites them.
+//! inbox-desk --test integration bindings::` rewrites them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,6 +61,7 @@ fn typescript_bindings_match_the_rust_types() {
     assert_eq!(
         read_dir(&committed),
         generated,
-        "ui/src/lib/bindings is stale: run UPDATE_BINDINGS=1 cargo test -p inbox-desk --test bindings"
+        "ui/src/lib/bindings is stale: run UPDATE_BINDINGS=1 cargo test -p inbox-desk --test \
+         integration bindings::"
     );
 }

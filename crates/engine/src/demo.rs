@@ -2,7 +2,7 @@
 //! so an operator can try the inbox without a pipeline. The CLI's `demo` and the desktop
 //! app's "Add demo requests" both place these.
 
-use crate::spool::{Spool, SpoolError};
+use inbox_spool::{Spool, SpoolError};
 
 /// (id prefix, request body). Bodies carry no id: each placement gets fresh ids.
 pub const REQUESTS: [(&str, &str); 5] = [

@@ -2,7 +2,8 @@
 //! reports every state change as one [`Event`].
 //!
 //! Both front ends drive the same engine: `answer-inbox watch` and the desktop app run its
-//! loop ([`crate::watcher::run`]); one-shot CLI commands call [`Engine::sync`] and the
+//! loop ([`crate::watcher::run`]), a sequence of [`Engine::turn`]s, and the app sends its
+//! writes into that loop as [`Command`]s; one-shot CLI commands call [`Engine::sync`] and the
 //! answer/decline/cancel methods directly. Ingest is idempotent: a file seen twice (by an
 //! event and a rescan, or by two processes) is one request.
 
@@ -14,14 +15,15 @@ use crossbeam_channel::Sender;
 use inbox_protocol::{check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request};
 use serde_json::{Map, Value};
 
+use crate::command::Command;
 use crate::event::Event;
 use crate::notifier::{Notifier, Silent};
 use crate::policy;
-use crate::spool::{classify, read_capped_with_time, Area, Placed, ReadError, Spool, SpoolError};
+use crate::query::Queries;
 use crate::store::{State, Store, StoreError};
-
-/// How long a file may sit in `tmp/` before it counts as a crashed writer's leftover.
-pub const TMP_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(36 * 3600);
+use inbox_spool::{
+    classify, read_capped_with_time, Area, Placed, ReadError, Spool, SpoolError, TMP_MAX_AGE,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -84,6 +86,25 @@ enum Settled {
     Kept { outcome: Outcome, error: String },
 }
 
+/// Why the loop takes a turn ([`Engine::turn`]).
+#[derive(Debug)]
+pub enum Wake {
+    /// The first turn: remember what is open, scan everything, apply the policies to every
+    /// pending request (others may have queued them while no inbox ran), tell the operator.
+    Start,
+    /// The watcher saw these files change.
+    Paths(Vec<PathBuf>),
+    /// Events may have been lost, or it is time for the periodic scan: scan everything and
+    /// expire what is due.
+    Rescan,
+    /// Requests' deadlines have passed, as of this time (the loop gives the clock's).
+    Deadline(DateTime<Utc>),
+    /// Time to try again to write the outcomes the spool refused.
+    RetryUnwritten,
+    /// A front end's command, answered on its reply channel.
+    Command(Command),
+}
+
 pub struct Engine {
     spool: Spool,
     store: Store,
@@ -132,8 +153,77 @@ impl Engine {
         &self.spool
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The read side of this engine's database (see [`crate::query`]).
+    pub fn queries(&self) -> Queries<'_> {
+        Queries::new(&self.store)
+    }
+
+    /// One turn of the loop: what woke it, then the policies for the requests that arrived,
+    /// then the notices. The loop ([`crate::watcher::run`]) is a sequence of these; tests and
+    /// benchmarks drive an engine the same way, without a watcher.
+    pub fn turn(&mut self, wake: Wake) -> Result<(), EngineError> {
+        match wake {
+            Wake::Start => {
+                self.track_open()?;
+                self.sync()?;
+                self.apply_autonomous_to_pending()?;
+                // Every pending request had its policies applied just now.
+                self.take_fresh();
+                self.expire_due(Utc::now())?;
+            }
+            Wake::Paths(paths) => self.handle_paths(&paths)?,
+            Wake::Rescan => {
+                self.sync()?;
+                self.expire_due(Utc::now())?;
+            }
+            Wake::Deadline(now) => self.expire_due(now)?,
+            Wake::RetryUnwritten => {
+                // Nearly always nothing is kept: then there is nothing else to do either.
+                if self.store.all_unwritten()?.is_empty() {
+                    return Ok(());
+                }
+                self.retry_unwritten()?;
+            }
+            Wake::Command(command) => self.execute(command),
+        }
+        let fresh = self.take_fresh();
+        if !fresh.is_empty() {
+            self.apply_autonomous(&fresh)?;
+        }
+        self.notify_new()
+    }
+
+    /// Does a front end's command and replies. A front end that stopped waiting is no
+    /// reason to stop: the work is done either way.
+    fn execute(&mut self, command: Command) {
+        match command {
+            Command::Answer {
+                id,
+                answers,
+                answered_by,
+                reply,
+            } => {
+                let _ = reply.send(self.answer(&id, &answers, &answered_by));
+            }
+            Command::Decline {
+                id,
+                reason,
+                answered_by,
+                reply,
+            } => {
+                let _ = reply.send(self.decline(&id, &reason, &answered_by));
+            }
+            Command::PlaceDemo { reply } => {
+                let placed = crate::demo::place_demo(&self.spool);
+                if placed.is_ok() {
+                    // Ingested at once, not when their file events come back.
+                    if let Err(error) = self.sync() {
+                        tracing::warn!("demo requests placed, but the scan failed: {error}");
+                    }
+                }
+                let _ = reply.send(placed);
+            }
+        }
     }
 
     /// `<host>/<instance id>`, written into every outcome this engine decides.
@@ -181,7 +271,7 @@ impl Engine {
     }
 
     /// Handles files the watcher saw change. Paths outside the spool's areas are ignored.
-    pub fn handle_paths(&mut self, paths: &[PathBuf]) -> Result<(), EngineError> {
+    fn handle_paths(&mut self, paths: &[PathBuf]) -> Result<(), EngineError> {
         let areas = [Area::Questions, Area::Answers, Area::Cancel].map(|a| (a, self.spool.dir(a)));
         self.in_batch(|engine| {
             for path in paths {
@@ -216,7 +306,7 @@ impl Engine {
     /// Starts keeping track of which requests this engine has reported open, beginning with
     /// every pending one, so that changes other processes record in the shared database
     /// first are still reported (as events) and seen by policies. The loop calls this.
-    pub fn track_open(&mut self) -> Result<(), EngineError> {
+    fn track_open(&mut self) -> Result<(), EngineError> {
         let pending = self.store.pending()?;
         self.open = Some(pending.into_iter().map(|r| r.id).collect());
         Ok(())
@@ -266,30 +356,30 @@ impl Engine {
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
-    pub fn take_fresh(&mut self) -> Vec<Request> {
+    fn take_fresh(&mut self) -> Vec<Request> {
         std::mem::take(&mut self.fresh)
     }
 
     /// Autonomous mode for the given requests: answers at once those whose every required
     /// question has a default.
-    pub fn apply_autonomous(&mut self, requests: &[Request]) -> Result<(), EngineError> {
+    fn apply_autonomous(&mut self, requests: &[Request]) -> Result<(), EngineError> {
         let now = Utc::now();
         self.in_batch(|engine| {
-            for request in requests {
-                let Some(id) = request.id.as_deref() else {
-                    continue;
-                };
-                if let Some(outcome) = policy::autonomous(request, id, &engine.instance, now) {
-                    engine.settle(outcome)?;
-                }
-            }
+            let outcomes: Vec<Outcome> = requests
+                .iter()
+                .filter_map(|request| {
+                    let id = request.id.as_deref()?;
+                    policy::autonomous(request, id, &engine.instance, now)
+                })
+                .collect();
+            engine.settle_all(outcomes)?;
             Ok(())
         })
     }
 
     /// Autonomous mode over every pending request (after start-up, when others may have
     /// queued requests while no engine ran).
-    pub fn apply_autonomous_to_pending(&mut self) -> Result<(), EngineError> {
+    fn apply_autonomous_to_pending(&mut self) -> Result<(), EngineError> {
         let pending: Vec<Request> = self
             .store
             .pending_requests(None)?
@@ -300,33 +390,33 @@ impl Engine {
     }
 
     /// Settles every pending request whose deadline has passed.
-    pub fn expire_due(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
+    fn expire_due(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
         let due = self.store.pending_requests(Some(now))?;
         self.in_batch(|engine| {
-            for (request, _) in &due {
-                let Some(id) = request.id.as_deref() else {
-                    continue;
-                };
-                let outcome = policy::expire(request, id, &engine.instance, now);
-                engine.settle(outcome)?;
-            }
+            let outcomes: Vec<Outcome> = due
+                .iter()
+                .filter_map(|(request, _)| {
+                    let id = request.id.as_deref()?;
+                    Some(policy::expire(request, id, &engine.instance, now))
+                })
+                .collect();
+            engine.settle_all(outcomes)?;
             Ok(())
         })
     }
 
     /// The earliest deadline of a pending request.
-    pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, EngineError> {
+    pub(crate) fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, EngineError> {
         Ok(self.store.next_deadline()?)
     }
 
     /// Tells the operator about pending requests not announced yet.
-    pub fn notify_new(&mut self) -> Result<(), EngineError> {
+    fn notify_new(&mut self) -> Result<(), EngineError> {
         let fresh = self.in_batch(|engine| Ok(engine.store.take_unnotified(Utc::now())?))?;
         if !fresh.is_empty() {
-            self.notifier.announce(&fresh);
-            self.emit(Event::Notified {
-                ids: fresh.into_iter().map(|r| r.id).collect(),
-            });
+            // The notifier reports `Event::Notified` itself, when a bubble is really shown.
+            let fresh = fresh.into_iter().map(crate::notifier::Announcement::from);
+            self.notifier.announce(fresh.collect());
         }
         Ok(())
     }
@@ -462,7 +552,7 @@ impl Engine {
     /// Tries again to write every kept outcome ([`SettleError::Unwritten`]). Returns how
     /// many still wait. A kept outcome loses to an outcome another writer placed meanwhile,
     /// and to the asker's cancel; both are reported as usual.
-    pub fn retry_unwritten(&mut self) -> Result<usize, EngineError> {
+    fn retry_unwritten(&mut self) -> Result<usize, EngineError> {
         let kept = self.store.all_unwritten()?;
         if kept.is_empty() {
             return Ok(0);
@@ -495,8 +585,39 @@ impl Engine {
     /// the outcome is kept in the store instead and retried by [`Engine::retry_unwritten`]:
     /// a decision is never dropped, and the loop goes on.
     fn settle(&mut self, outcome: Outcome) -> Result<Settled, EngineError> {
+        let mut settled = self.settle_all(vec![outcome])?;
+        Ok(settled.pop().expect("one result per outcome"))
+    }
+
+    /// [`Engine::settle`] for several outcomes with one flush to disk for all of them
+    /// ([`Spool::write_outcomes`]): a burst that policies settle costs one `syncfs` and one
+    /// directory sync, not one of each per file. The caller's batch records them in one
+    /// transaction.
+    fn settle_all(&mut self, outcomes: Vec<Outcome>) -> Result<Vec<Settled>, EngineError> {
+        let files: Vec<(String, Vec<u8>)> = outcomes
+            .iter()
+            .map(|outcome| (outcome.id.clone(), outcome.to_file_bytes()))
+            .collect();
+        let batch: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(id, bytes)| (id.as_str(), bytes.as_slice()))
+            .collect();
+        let placed = self.spool.write_outcomes(&batch);
+        outcomes
+            .into_iter()
+            .zip(placed)
+            .map(|(outcome, placed)| self.settled(outcome, placed))
+            .collect()
+    }
+
+    /// Records what became of one outcome's file.
+    fn settled(
+        &mut self,
+        outcome: Outcome,
+        placed: Result<Placed, SpoolError>,
+    ) -> Result<Settled, EngineError> {
         let id = outcome.id.clone();
-        let placed = match self.spool.write_outcome(&id, &outcome.to_file_bytes()) {
+        let placed = match placed {
             Ok(placed) => placed,
             Err(SpoolError::Io { path, source }) => {
                 let error = format!("{}: {source}", path.display());
@@ -706,7 +827,7 @@ impl Engine {
     }
 
     /// Sends an event that is not the result of a batch (e.g. `Ready`).
-    pub fn emit_external(&self, event: Event) {
+    pub(crate) fn emit_external(&self, event: Event) {
         self.emit(event);
     }
 

@@ -44,8 +44,10 @@ pub enum Event {
     Recovered,
     /// The asker withdrew a pending request.
     Cancelled { id: String },
-    /// The operator was told about these requests (one notification, or one summary).
-    Notified { ids: Vec<String> },
+    /// A bubble was shown for these requests: one request's own, or (`merged`) one summary
+    /// standing for several. Sent by the notifier once the bubble went out, so never while
+    /// notifications are off, silenced or unavailable.
+    Notified { ids: Vec<String>, merged: bool },
 }
 
 impl Event {
@@ -101,7 +103,10 @@ impl Event {
             Event::Trouble { message } => format!("trouble: {message}; retrying"),
             Event::Recovered => "recovered: the inbox works again".to_owned(),
             Event::Cancelled { id } => format!("cancelled {id} by its asker"),
-            Event::Notified { ids } => format!("notified: {}", ids.join(", ")),
+            Event::Notified { ids, merged } => {
+                let what = if *merged { " (one summary)" } else { "" };
+                format!("notified{what}: {}", ids.join(", "))
+            }
         }
     }
 }

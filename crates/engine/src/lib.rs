@@ -1,30 +1,37 @@
 //! The Answer Inbox engine: everything between the spool directory and a front end.
 //!
-//! - [`spool`]: atomic file placement, first-writer-wins outcomes, defensive reads.
+//! - [`spool`], [`faults`]: the spool's file operations and fault points, from `inbox-spool`
+//!   (re-exported: the engine's API takes and gives its types).
 //! - [`store`]: the SQLite index and event log (rebuildable from the spool).
 //! - [`engine`]: ingest, settle, answer/decline/cancel; emits [`Event`]s.
-//! - [`watcher`]: the loop that keeps the store in step with the spool.
+//! - [`watcher`]: the loop that keeps the store in step with the spool, one
+//!   [`Engine::turn`] at a time.
+//! - [`command`]: the closed set of writes a front end sends into the loop, with replies.
+//! - [`query`]: the read side of the database, for front ends.
 //! - [`policy`]: autonomous mode and expiry, as pure decisions.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
-//! - [`faults`]: fault points for the reliability tests (compiled out by default).
 //! - [`demo`]: demo requests to try the inbox with.
-//! - [`locations`]: the default spool and database, opened safely.
+//! - [`operator`]: who the operator is, as `answered_by` records it.
+//! - [`locations`]: the default spool and database, opened safely as one engine.
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
+pub mod command;
 pub mod demo;
 pub mod engine;
 pub mod event;
-pub mod faults;
 pub mod locations;
 pub mod notifier;
+pub mod operator;
 pub mod policy;
-pub mod spool;
+pub mod query;
 pub mod store;
 pub mod watcher;
 
-pub use engine::{Engine, EngineError, SettleError};
+pub use command::Command;
+pub use engine::{Engine, EngineError, SettleError, Wake};
 pub use event::Event;
-pub use spool::{Area, Placed, Spool, SpoolError};
+pub use inbox_spool::{faults, spool, Area, Placed, Spool, SpoolError};
 pub use store::{RequestDetail, RequestSummary, State, Store, StoreError};
-pub use watcher::{run, WatchOptions};
+pub use query::{Queries, Reader};
+pub use watcher::{run, run_with_commands, WatchOptions};

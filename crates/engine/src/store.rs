@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use rusqlite_migration::{Migrations, M};
 use serde::Serialize;
 
-use crate::faults;
+use inbox_spool::faults;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -538,12 +538,13 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Pending requests the operator has not been told about yet.
+    /// Pending requests the operator has not been told about yet, with their normalised
+    /// request (a notification's answer buttons need its questions).
     pub fn take_unnotified(
         &mut self,
         now: DateTime<Utc>,
-    ) -> Result<Vec<RequestSummary>, StoreError> {
-        let rows = self.summaries(
+    ) -> Result<Vec<RequestDetail>, StoreError> {
+        let rows = self.details(
             "WHERE r.status = 'pending' AND r.notified = 0 AND r.request_json IS NOT NULL
              ORDER BY r.priority DESC, r.placed_at",
             [],
@@ -556,7 +557,7 @@ impl Store {
                      WHERE status = 'pending' AND notified = 0 AND request_json IS NOT NULL",
                 )?
                 .execute([])?;
-            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+            let ids: Vec<&str> = rows.iter().map(|r| r.summary.id.as_str()).collect();
             self.log(None, "notified", &serde_json::json!({ "ids": ids }), now)?;
         }
         Ok(rows)

@@ -13,10 +13,11 @@ use chrono::Utc;
 use crossbeam_channel::{select, Receiver, Sender};
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::engine::{Engine, EngineError};
+use crate::command::Command;
+use crate::engine::{Engine, EngineError, Wake};
 use crate::event::Event;
-use crate::faults;
-use crate::spool::{Area, Spool};
+use inbox_spool::faults;
+use inbox_spool::{Area, Spool};
 
 /// How often a full scan runs even when events keep coming.
 pub const RESCAN_EVERY: Duration = Duration::from_secs(30);
@@ -96,14 +97,6 @@ pub const RETRY_UNWRITTEN_EVERY: Duration = Duration::from_secs(2);
 /// The first and the longest wait after a failure the loop waits out.
 const TROUBLE_BACKOFF: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(30));
 
-/// What woke the loop.
-enum Wake {
-    Hints(Vec<PathBuf>, Option<String>),
-    Deadline,
-    Rescan,
-    RetryUnwritten,
-}
-
 /// Runs the engine until `shutdown` receives a message or is dropped.
 ///
 /// Only a watcher that cannot be set up ends it with an error. Anything else that fails (a
@@ -116,17 +109,29 @@ pub fn run(
     options: &WatchOptions,
     shutdown: &Receiver<()>,
 ) -> Result<(), EngineError> {
+    run_with_commands(engine, options, &crossbeam_channel::never(), shutdown)
+}
+
+/// [`run`], also doing the [`Command`]s a front end sends, each in its turn between two
+/// batches of file events, so the front end needs no engine of its own. Dropping every
+/// sender of `commands` stops the loop, as `shutdown` does.
+pub fn run_with_commands(
+    engine: &mut Engine,
+    options: &WatchOptions,
+    commands: &Receiver<Command>,
+    shutdown: &Receiver<()>,
+) -> Result<(), EngineError> {
     let (hint_tx, hints) = crossbeam_channel::unbounded();
     // Watch before the first scan, so a file placed during the scan is not missed.
     let _watcher = watch_spool(engine.spool(), options, hint_tx)?;
     let mut trouble = Trouble::default();
-    while let Err(error) = start(engine) {
+    while let Err(error) = engine.turn(Wake::Start) {
         if !trouble.wait_out(engine, &error, shutdown) {
             return Ok(());
         }
     }
     trouble.recovered(engine);
-    let pending = engine.store().pending()?.len();
+    let pending = engine.queries().pending_count()?;
     engine.emit_external(Event::Ready { pending });
 
     let rescan = crossbeam_channel::tick(options.rescan_every);
@@ -137,10 +142,10 @@ pub fn run(
         let result = if trouble.active() {
             // The batch that failed was rolled back, and the hints it held are gone: look at
             // everything again, without waiting for another event.
-            step(engine, Wake::Rescan)
+            engine.turn(Wake::Rescan)
         } else {
-            match next_wake(engine, options, shutdown, &hints, &rescan, &retry) {
-                Ok(Some(wake)) => step(engine, wake),
+            match next_wake(engine, options, shutdown, &hints, commands, &rescan, &retry) {
+                Ok(Some(wake)) => engine.turn(wake),
                 Ok(None) => return Ok(()),
                 Err(error) => Err(error),
             }
@@ -156,22 +161,13 @@ pub fn run(
     }
 }
 
-/// The first full scan and the policies over what it found.
-fn start(engine: &mut Engine) -> Result<(), EngineError> {
-    engine.track_open()?;
-    engine.sync()?;
-    engine.apply_autonomous_to_pending()?;
-    engine.take_fresh();
-    engine.expire_due(Utc::now())?;
-    engine.notify_new()
-}
-
 /// Waits for the next reason to work; `None` on shutdown.
 fn next_wake(
     engine: &Engine,
     options: &WatchOptions,
     shutdown: &Receiver<()>,
     hints: &Receiver<Hint>,
+    commands: &Receiver<Command>,
     rescan: &Receiver<std::time::Instant>,
     retry: &Receiver<std::time::Instant>,
 ) -> Result<Option<Wake>, EngineError> {
@@ -193,40 +189,20 @@ fn next_wake(
                     Hint::Rescan(reason) => rescan_reason = Some(reason),
                 }
             }
-            Some(Wake::Hints(paths, rescan_reason))
+            match rescan_reason {
+                Some(reason) => {
+                    tracing::info!("full rescan: {reason}");
+                    Some(Wake::Rescan)
+                }
+                None => Some(Wake::Paths(paths)),
+            }
         }
-        recv(expiry) -> _ => Some(Wake::Deadline),
+        // A front end that drops its sender is gone: the loop ends with it.
+        recv(commands) -> command => command.ok().map(Wake::Command),
+        recv(expiry) -> _ => Some(Wake::Deadline(Utc::now())),
         recv(rescan) -> _ => Some(Wake::Rescan),
         recv(retry) -> _ => Some(Wake::RetryUnwritten),
     })
-}
-
-/// One turn of the loop: what woke it, then the policies for what arrived, then notices.
-fn step(engine: &mut Engine, wake: Wake) -> Result<(), EngineError> {
-    match wake {
-        Wake::Hints(_, Some(reason)) => {
-            tracing::info!("full rescan: {reason}");
-            engine.sync()?;
-        }
-        Wake::Hints(paths, None) => engine.handle_paths(&paths)?,
-        Wake::Deadline => engine.expire_due(Utc::now())?,
-        Wake::Rescan => {
-            engine.sync()?;
-            engine.expire_due(Utc::now())?;
-        }
-        Wake::RetryUnwritten => {
-            // Nearly always nothing is kept: then there is nothing else to do either.
-            if engine.store().all_unwritten()?.is_empty() {
-                return Ok(());
-            }
-            engine.retry_unwritten()?;
-        }
-    }
-    let fresh = engine.take_fresh();
-    if !fresh.is_empty() {
-        engine.apply_autonomous(&fresh)?;
-    }
-    engine.notify_new()
 }
 
 /// The loop's memory of a failure it is waiting out.

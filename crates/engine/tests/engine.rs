@@ -6,7 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::spool::Area;
-use inbox_engine::{Engine, Event, SettleError, Spool, State, Store, WatchOptions};
+use inbox_engine::{Engine, Event, SettleError, Spool, State, Store, Wake, WatchOptions};
 use inbox_protocol::{Outcome, OutcomeStatus};
 use serde_json::{json, Map, Value};
 
@@ -103,7 +103,7 @@ fn a_request_is_ingested_answered_once_and_recorded() {
         "the first outcome stands"
     );
     let kinds: Vec<String> = engine
-        .store()
+        .queries()
         .events_of("r1")
         .unwrap()
         .into_iter()
@@ -128,7 +128,7 @@ fn invalid_answers_write_nothing() {
         other => panic!("expected Invalid, got {other:?}"),
     }
     assert!(!fx.spool.exists(Area::Answers, "r1"));
-    assert_eq!(engine.store().state("r1").unwrap(), Some(State::Pending));
+    assert_eq!(engine.queries().state("r1").unwrap(), Some(State::Pending));
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn files_that_are_not_requests_are_never_read_and_logged_once() {
             "{id} must not get an outcome"
         );
     }
-    assert_eq!(engine.store().problems().unwrap().len(), 5);
+    assert_eq!(engine.queries().problems().unwrap().len(), 5);
 }
 
 #[test]
@@ -236,9 +236,7 @@ fn autonomous_requests_with_defaults_are_answered_at_once() {
         )
         .unwrap();
     let (mut engine, _events) = fx.engine();
-    engine.sync().unwrap();
-    let fresh = engine.take_fresh();
-    engine.apply_autonomous(&fresh).unwrap();
+    engine.turn(Wake::Rescan).unwrap();
 
     let outcome = fx.outcome("auto");
     assert_eq!(outcome.status, OutcomeStatus::Defaulted);
@@ -273,15 +271,14 @@ fn expiry_defaults_or_expires() {
         )
         .unwrap();
     let (mut engine, _events) = fx.engine();
-    engine.sync().unwrap();
-    engine.expire_due(Utc::now()).unwrap();
+    engine.turn(Wake::Rescan).unwrap();
 
     let expired = fx.outcome("no-default");
     assert_eq!(expired.status, OutcomeStatus::Expired);
     assert_eq!(expired.answered_by, "policy:expiry");
     assert_eq!(fx.outcome("with-default").status, OutcomeStatus::Defaulted);
     assert!(!fx.spool.exists(Area::Answers, "later"));
-    let next = engine.next_deadline().unwrap().unwrap();
+    let next = engine.queries().next_deadline().unwrap().unwrap();
     assert!(next > Utc::now() + chrono::TimeDelta::minutes(59));
 }
 
@@ -309,7 +306,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
     );
 
     engine.cancel("c", "superseded").unwrap();
-    assert_eq!(engine.store().state("c").unwrap(), Some(State::Cancelled));
+    assert_eq!(engine.queries().state("c").unwrap(), Some(State::Cancelled));
     assert!(matches!(
         engine.answer("c", &answers(json!({"go": true})), "operator:ann"),
         Err(SettleError::Cancelled(_))
@@ -341,7 +338,7 @@ fn a_lost_database_is_rebuilt_from_the_spool() {
     }
     let (mut rebuilt, _events) = fx.engine_with_db("new.sqlite3");
     rebuilt.sync().unwrap();
-    let store = rebuilt.store();
+    let store = rebuilt.queries();
     assert_eq!(
         store.state("a").unwrap(),
         Some(State::Settled(OutcomeStatus::Answered))
@@ -372,9 +369,7 @@ fn two_engines_on_one_spool_settle_each_request_once() {
     std::thread::scope(|scope| {
         for engine in [&mut first, &mut second] {
             scope.spawn(move || {
-                engine.sync().unwrap();
-                let fresh = engine.take_fresh();
-                engine.apply_autonomous(&fresh).unwrap();
+                engine.turn(Wake::Rescan).unwrap();
             });
         }
     });
@@ -431,10 +426,6 @@ fn loop_picks_up_requests_outcomes_and_cancels(options: WatchOptions) {
     wait_for(
         &events,
         |e| matches!(e, Event::Ingested { id, .. } if id == "live"),
-    );
-    wait_for(
-        &events,
-        |e| matches!(e, Event::Notified { ids } if ids == &["live".to_owned()]),
     );
 
     // Another process (the CLI) answers: the loop records it.
@@ -587,7 +578,7 @@ fn an_outcome_linked_after_the_tombstone_stands() {
     engine.sync().unwrap();
     engine.cancel("raced", "not needed").unwrap();
     assert_eq!(
-        engine.store().state("raced").unwrap(),
+        engine.queries().state("raced").unwrap(),
         Some(State::Cancelled)
     );
 
@@ -605,7 +596,7 @@ fn an_outcome_linked_after_the_tombstone_stands() {
     drain(&events);
     engine.sync().unwrap();
     assert_eq!(
-        engine.store().state("raced").unwrap(),
+        engine.queries().state("raced").unwrap(),
         Some(State::Settled(OutcomeStatus::Answered))
     );
     assert!(drain(&events).iter().any(|e| matches!(e,
@@ -615,7 +606,7 @@ fn an_outcome_linked_after_the_tombstone_stands() {
     let (mut rebuilt, _) = f.engine_with_db("rebuilt.sqlite3");
     rebuilt.sync().unwrap();
     assert_eq!(
-        rebuilt.store().state("raced").unwrap(),
+        rebuilt.queries().state("raced").unwrap(),
         Some(State::Settled(OutcomeStatus::Answered))
     );
 }
@@ -646,7 +637,7 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
         .unwrap();
     engine.sync().unwrap();
     let request = engine
-        .store()
+        .queries()
         .detail("elicit")
         .unwrap()
         .unwrap()

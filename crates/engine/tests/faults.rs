@@ -5,14 +5,14 @@
 //! agree) or absent (still pending, and answerable exactly once), and never lost.
 //!
 //! Runs only with the `failpoints` feature (the workspace's test build turns it on through
-//! the inbox-tests crate).
+//! the inbox-harness crate).
 #![cfg(feature = "failpoints")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use inbox_engine::faults::POINTS;
-use inbox_engine::{Area, Engine, SettleError, Spool, State, Store};
+use inbox_engine::{Area, Engine, SettleError, Spool, State, Store, Wake};
 use inbox_protocol::OutcomeStatus;
 use serde_json::{json, Map, Value};
 
@@ -92,13 +92,13 @@ fn an_answer_survives_a_fault_at_every_step() {
         // Restart: a fresh engine on the same spool and database.
         let mut engine = open(dir);
         engine.sync().unwrap();
-        let state = engine.store().state("deploy").unwrap();
+        let state = engine.queries().state("deploy").unwrap();
         let file = outcome_file(engine.spool(), "deploy");
-        let kept = engine.store().unwritten("deploy").unwrap();
+        let kept = engine.queries().unwritten("deploy").unwrap();
         match (&file, state) {
             (Some(file), Some(State::Settled(_))) => {
                 assert_eq!(file["answered_by"], "operator:ann", "{point}={action}");
-                let recorded = engine.store().detail("deploy").unwrap().unwrap();
+                let recorded = engine.queries().detail("deploy").unwrap().unwrap();
                 assert_eq!(
                     serde_json::to_value(recorded.outcome.unwrap()).unwrap()["answered_at"],
                     file["answered_at"],
@@ -107,7 +107,11 @@ fn an_answer_survives_a_fault_at_every_step() {
             }
             (None, Some(State::Pending)) if kept.is_some() => {
                 // Kept: the next retry writes exactly what was decided.
-                assert_eq!(engine.retry_unwritten().unwrap(), 0, "{point}={action}");
+                engine.turn(Wake::RetryUnwritten).unwrap();
+                assert!(
+                    engine.queries().unwritten("deploy").unwrap().is_none(),
+                    "{point}={action}"
+                );
                 let file = outcome_file(engine.spool(), "deploy").unwrap();
                 assert_eq!(file["answered_by"], "operator:ann");
                 assert_eq!(file["answers"]["go"], true);
@@ -148,8 +152,8 @@ fn an_invalid_request_is_rejected_once_despite_a_fault_at_every_step() {
 
         let mut engine = open(dir);
         engine.sync().unwrap();
-        if engine.store().unwritten("broken").unwrap().is_some() {
-            engine.retry_unwritten().unwrap();
+        if engine.queries().unwritten("broken").unwrap().is_some() {
+            engine.turn(Wake::RetryUnwritten).unwrap();
         }
         assert_settled_as(
             &engine,
@@ -177,13 +181,13 @@ fn an_expiry_survives_a_fault_at_every_step() {
         let later = chrono::Utc::now() + chrono::Duration::seconds(5);
 
         with_fault(point, action, engine, |engine| {
-            let _ = engine.expire_due(later);
+            let _ = engine.turn(Wake::Deadline(later));
         });
 
         let mut engine = open(dir);
         engine.sync().unwrap();
-        engine.retry_unwritten().unwrap();
-        engine.expire_due(later).unwrap();
+        engine.turn(Wake::RetryUnwritten).unwrap();
+        engine.turn(Wake::Deadline(later)).unwrap();
         assert_settled_as(
             &engine,
             dir,
@@ -214,7 +218,7 @@ fn assert_settled_as(engine: &Engine, dir: &Path, id: &str, status: OutcomeStatu
         .unwrap_or_else(|| panic!("{case}: no outcome for {id} after restart"));
     assert_eq!(file["status"], status.as_str(), "{case}");
     assert_eq!(
-        engine.store().state(id).unwrap(),
+        engine.queries().state(id).unwrap(),
         Some(State::Settled(status)),
         "{case}"
     );

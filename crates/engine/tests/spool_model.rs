@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use inbox_engine::spool::Area;
-use inbox_engine::{Engine, Placed, SettleError, Spool, State, Store};
+use inbox_engine::{Engine, Placed, SettleError, Spool, State, Store, Wake};
 use inbox_protocol::{Outcome, OutcomeStatus};
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
@@ -459,22 +459,8 @@ impl System {
     fn start_daemon(spool: &Spool, db: &std::path::Path) -> Engine {
         let store = Store::open(db).expect("the database opens");
         let mut daemon = Engine::new(spool.clone(), store).expect("an engine starts");
-        daemon.track_open().unwrap();
-        daemon.sync().unwrap();
-        daemon.apply_autonomous_to_pending().unwrap();
-        daemon.take_fresh();
-        daemon.expire_due(Utc::now()).unwrap();
-        daemon.notify_new().unwrap();
+        daemon.turn(Wake::Start).unwrap();
         daemon
-    }
-
-    /// The end of each turn of the watcher loop: policies for what arrived.
-    fn daemon_policies(&mut self) {
-        let fresh = self.daemon.take_fresh();
-        if !fresh.is_empty() {
-            self.daemon.apply_autonomous(&fresh).unwrap();
-        }
-        self.daemon.notify_new().unwrap();
     }
 
     fn request_body(&self, template: Template, deadline: Option<Deadline>) -> Vec<u8> {
@@ -548,15 +534,12 @@ impl StateMachineTest for SpoolTest {
                 let body = sys.request_body(*template, *deadline);
                 let path = sys.spool.place_request(&id, &body).unwrap();
                 if *notify {
-                    sys.daemon.handle_paths(&[path]).unwrap();
-                    sys.daemon_policies();
+                    sys.daemon.turn(Wake::Paths(vec![path])).unwrap();
                 }
                 None
             }
             Transition::Sync => {
-                sys.daemon.sync().unwrap();
-                sys.daemon.expire_due(Utc::now()).unwrap();
-                sys.daemon_policies();
+                sys.daemon.turn(Wake::Rescan).unwrap();
                 None
             }
             Transition::Answer { id, valid } => {
@@ -602,15 +585,13 @@ impl StateMachineTest for SpoolTest {
                 );
                 if *notify {
                     let path = sys.spool.path(Area::Answers, id);
-                    sys.daemon.handle_paths(&[path]).unwrap();
-                    sys.daemon_policies();
+                    sys.daemon.turn(Wake::Paths(vec![path])).unwrap();
                 }
                 None
             }
             Transition::Expire { days } => {
                 let now = sys.started + TimeDelta::days(i64::from(*days)) + TimeDelta::hours(1);
-                sys.daemon.expire_due(now).unwrap();
-                sys.daemon_policies();
+                sys.daemon.turn(Wake::Deadline(now)).unwrap();
                 None
             }
             Transition::Crash { delete_db } => {
@@ -660,7 +641,7 @@ impl StateMachineTest for SpoolTest {
     }
 
     fn check_invariants(sys: &System, model: &Model) {
-        let store = sys.daemon.store();
+        let store = sys.daemon.queries();
 
         // The database agrees with the model.
         for (id, request) in &model.requests {

@@ -14,15 +14,7 @@ use crate::limits::MAX_ANSWER_CHARS;
 use crate::model::{Question, QuestionKind, Request, Rules, TextFormat};
 use crate::problem::{pointer_token, Problem};
 
-/// Checked answers, ready for an outcome.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AnswerSet {
-    pub answers: BTreeMap<String, Value>,
-    /// Question ids whose value is operator fill-in text rather than a choice.
-    pub custom: Vec<String>,
-    /// Question ids whose value was taken from the question's default.
-    pub defaulted: Vec<String>,
-}
+pub use crate::outcome::AnswerSet;
 
 /// What defaults alone can answer.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -7,25 +7,37 @@
 //! answer checking, replies in the other dialects' own answer shapes, and the JSON Schemas
 //! generated from the wire types.
 //!
+//! Without its default `validate` feature it is the plain data only (the model, outcomes,
+//! ids, limits, problems): what an asker needs to place a request and read its outcome,
+//! without the JSON Schema, regex and markdown machinery of validation.
+//!
 //! It must not do I/O, spawn threads or know about files: callers hand it bytes and get
 //! values back. That keeps it trivially testable and fuzzable, and lets the engine, the CLI
 //! and the desktop app agree on one definition.
 
+#[cfg(feature = "validate")]
 pub mod answers;
+#[cfg(feature = "validate")]
 mod dialects;
 pub mod id;
 pub mod limits;
 pub mod model;
+#[cfg(feature = "validate")]
 mod ordered;
 pub mod outcome;
+#[cfg(feature = "validate")]
 pub mod parse;
 pub mod problem;
+#[cfg(feature = "validate")]
 pub mod schema;
+pub mod shape;
 pub mod wire;
+#[cfg(feature = "validate")]
+mod wording;
 
-pub use answers::{
-    check_answers, coerce_cli_values, fill_defaults, parse_number, AnswerSet, Filled,
-};
+#[cfg(feature = "validate")]
+pub use answers::{check_answers, coerce_cli_values, fill_defaults, parse_number, Filled};
+#[cfg(feature = "validate")]
 pub use dialects::dialect_reply;
 pub use id::{is_valid_id, request_id_from_file_name, NameProblem};
 pub use model::{
@@ -33,7 +45,9 @@ pub use model::{
     Source, TextFormat,
 };
 pub use outcome::{
-    Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
+    AnswerSet, Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
 };
-pub use parse::{body_id, parse_request, sha256_hex};
+#[cfg(feature = "validate")]
+pub use parse::{parse_request, sha256_hex};
 pub use problem::Problem;
+pub use shape::body_id;

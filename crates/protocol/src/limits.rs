@@ -20,7 +20,8 @@ pub const MAX_TITLE_CHARS: usize = 200;
 pub const MAX_LABEL_CHARS: usize = 64;
 /// Characters in one option label or choice label.
 pub const MAX_OPTION_CHARS: usize = 500;
-/// Characters in a text answer, a fill-in, a note or a decline reason.
+/// Characters in a text answer, a fill-in, a note or a decline reason. The desktop window's
+/// form gets it from Rust (`QuestionView::max_answer_chars` in inbox-desk), never a copy.
 pub const MAX_ANSWER_CHARS: usize = 10_000;
 /// Characters in a text question's pattern.
 pub const MAX_PATTERN_CHARS: usize = 1_000;

@@ -150,6 +150,7 @@ pub struct AskedText {
 /// The four kinds every question type maps onto.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum QuestionKind {
     /// Answer: a boolean.
     Confirm,

@@ -7,8 +7,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::answers::AnswerSet;
+#[cfg(feature = "validate")]
 use crate::dialects::dialect_reply;
+#[cfg(feature = "validate")]
 use crate::model::Request;
 use crate::problem::Problem;
 
@@ -25,6 +26,7 @@ pub const BY_VALIDATION: &str = "policy:validation";
 /// How a request was settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum OutcomeStatus {
     /// The operator answered.
     Answered,
@@ -66,6 +68,16 @@ impl std::fmt::Display for OutcomeStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Checked answers, ready for an outcome (`inbox_protocol::check_answers` makes them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerSet {
+    pub answers: BTreeMap<String, Value>,
+    /// Question ids whose value is operator fill-in text rather than a choice.
+    pub custom: Vec<String>,
+    /// Question ids whose value was taken from the question's default.
+    pub defaulted: Vec<String>,
 }
 
 /// An outcome file.
@@ -163,6 +175,7 @@ impl Outcome {
 
     /// Sets `reply` from the request the outcome settles (see [`dialect_reply`]). Call it
     /// last, once status, answers and reason are final: the reply is computed from them.
+    #[cfg(feature = "validate")]
     pub fn with_reply(mut self, request: &Request) -> Outcome {
         self.reply = dialect_reply(request, &self);
         self

@@ -19,11 +19,13 @@ use sha2::{Digest, Sha256};
 
 use crate::answers::check_value;
 use crate::dialects::{ask_user, elicitation, interrupt};
-use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES, MAX_PATTERN_CHARS};
+use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES};
 use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
 use crate::problem::{pointer_token, Problem};
 use crate::schema::shape_validators;
+use crate::shape::{detect_shape, Shape};
 use crate::wire::{ElicitationMode, RequestFields, Source, WireQuestion};
+use crate::wording::{check_pattern, default_message, positional_id, short};
 
 /// Parses and validates one request file.
 ///
@@ -101,110 +103,6 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
     } else {
         Err(problems)
     }
-}
-
-/// The `id` a request body gives itself: at the top of an object, or in the one element of a
-/// HumanInterrupt list, where that shape keeps the envelope's fields. An asker placing the body
-/// names its file after it.
-pub fn body_id(value: &Value) -> Option<&str> {
-    let holder = match detect_shape(value) {
-        Ok(Shape::HumanInterruptList) => value.get(0)?,
-        _ => value,
-    };
-    holder.get("id")?.as_str()
-}
-
-/// The shapes a request file may have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
-    Envelope,
-    Interactive,
-    Questions,
-    Elicitation,
-    AskUserQuestion,
-    HumanInterrupt,
-    HumanInterruptList,
-}
-
-/// Top-level keys that decide an object's shape, one group per family of shapes; keys of two
-/// groups in one object are refused. `questions` and `interactiveQuestions` are one family:
-/// when both are given the `interactiveQuestions` win, as they always have.
-const SHAPE_KEYS: [&[&str]; 3] = [
-    &["questions", "interactiveQuestions"],
-    &["requestedSchema", "elicitationId"],
-    &["action_request"],
-];
-
-/// Which shape a file is in, decided by its top-level keys alone (see docs/PROTOCOL.md,
-/// "Other question dialects"), so that a mistake inside one shape is reported as that
-/// shape's mistake and never makes the file "match" another shape by accident.
-pub(crate) fn detect_shape(value: &Value) -> Result<Shape, Problem> {
-    let map = match value {
-        Value::Array(items) => {
-            let interrupt = items
-                .first()
-                .is_some_and(|first| first.get("action_request").is_some());
-            return Ok(if interrupt {
-                Shape::HumanInterruptList
-            } else {
-                Shape::Questions
-            });
-        }
-        Value::Object(map) => map,
-        _ => {
-            return Err(Problem::new(
-                "",
-                "a request must be a JSON object (the envelope, {\"interactiveQuestions\": \
-                 [...]}, MCP elicitation params, AskUserQuestion input or a HumanInterrupt) \
-                 or an array (of questions, or one HumanInterrupt)",
-            ))
-        }
-    };
-    let found: Vec<&str> = SHAPE_KEYS
-        .iter()
-        .filter_map(|keys| keys.iter().copied().find(|k| map.contains_key(*k)))
-        .collect();
-    if let [first, second, ..] = found.as_slice() {
-        return Err(Problem::new(
-            "",
-            format!(
-                "\"{first}\" and \"{second}\" belong to different request shapes; a request \
-                 has one shape"
-            ),
-        ));
-    }
-    Ok(if map.contains_key("action_request") {
-        Shape::HumanInterrupt
-    } else if map.contains_key("requestedSchema") || map.contains_key("elicitationId") {
-        Shape::Elicitation
-    } else if map.contains_key("interactiveQuestions") {
-        Shape::Interactive
-    } else if map.get("questions").is_some_and(is_ask_user_question_list) {
-        Shape::AskUserQuestion
-    } else {
-        Shape::Envelope
-    })
-}
-
-/// AskUserQuestion's questions have no `type` (every envelope question must have one), and
-/// carry a `header`, `multiSelect`, or `options` made of objects (envelope options are
-/// strings).
-fn is_ask_user_question_list(questions: &Value) -> bool {
-    let Some(items) = questions.as_array() else {
-        return false;
-    };
-    let untyped = items
-        .iter()
-        .all(|item| item.is_object() && item.get("type").is_none());
-    let marked = items.iter().any(|item| {
-        item.get("header").is_some()
-            || item.get("multiSelect").is_some()
-            || item
-                .get("options")
-                .and_then(Value::as_array)
-                .is_some_and(|options| options.iter().any(Value::is_object))
-    });
-    untyped && marked
 }
 
 /// The questions of the inbox's own shapes (envelope, bare array, `interactiveQuestions`).
@@ -414,13 +312,6 @@ fn schema_problem(error: jsonschema::ValidationError<'_>) -> Problem {
     Problem::new(pointer, message)
 }
 
-pub(crate) fn short(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
 fn questions_value<'a>(value: &'a Value, at: &str) -> &'a [Value] {
     value
         .pointer(at)
@@ -454,10 +345,6 @@ fn check_question_ids(raw: &[Value], questions_at: &str, problems: &mut Vec<Prob
             seen.insert(id, index);
         }
     }
-}
-
-pub(crate) fn positional_id(index: usize) -> String {
-    format!("q{}", index + 1)
 }
 
 fn normalise_question(
@@ -549,27 +436,6 @@ fn normalise_question(
         }
     }
     (problems.len() == before).then_some(question)
-}
-
-/// A text question's pattern must compile, within a size bound a hostile pattern cannot
-/// blow up.
-pub(crate) fn check_pattern(pattern: &str, at: &str, problems: &mut Vec<Problem>) {
-    if let Err(error) = regex::RegexBuilder::new(pattern)
-        .size_limit(MAX_PATTERN_CHARS * 1024)
-        .build()
-    {
-        problems.push(Problem::new(
-            at,
-            format!(
-                "the pattern does not compile: {}",
-                one_line(&error.to_string())
-            ),
-        ));
-    }
-}
-
-pub(crate) fn default_message(message: String) -> String {
-    format!("the default is not a valid answer: {message}")
 }
 
 fn normalise_choices(wire: &WireQuestion, at: &str, problems: &mut Vec<Problem>) -> Vec<Choice> {
@@ -702,10 +568,6 @@ fn apply_fields(request: &mut Request, value: &Value, shape: Shape) -> serde_jso
         (None, None) => None,
     };
     Ok(())
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use jsonschema::Validator;
 use serde_json::Value;
 
 use crate::outcome::Outcome;
-use crate::parse::Shape;
+use crate::shape::Shape;
 use crate::wire::{
     AskUserQuestion, Elicitation, Envelope, HumanInterrupt, HumanInterruptList,
     InteractiveQuestions, QuestionList, RequestFile,

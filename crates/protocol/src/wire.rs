@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::id::ID_PATTERN;
 
 /// A request file: one batch of questions, in any of the accepted shapes. Which shape a file
-/// is in is decided by its top-level keys (see `parse::detect_shape` and docs/PROTOCOL.md), not
+/// is in is decided by its top-level keys (see `shape::detect_shape` and docs/PROTOCOL.md), not
 /// by trying each in turn.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -245,6 +245,7 @@ pub enum WireMode {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Priority"))]
 pub enum WirePriority {
     Low,
     #[default]

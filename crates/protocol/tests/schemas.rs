@@ -18,7 +18,7 @@ fn check(name: &str, schema: serde_json::Value) {
     assert!(
         committed == generated,
         "{} has drifted from the Rust types; run `UPDATE_SCHEMAS=1 cargo test -p inbox-protocol \
-         --test schemas` and commit the result",
+         --test integration schemas::` and commit the result",
         path.display()
     );
 }

@@ -6,13 +6,11 @@
 //! when the test fails: tauri-driver with SIGTERM (SIGKILL would orphan WebKitWebDriver),
 //! then whatever of its process tree (WebKitWebDriver, the app, WebKit's helpers) is still
 //! there, then dunst, the bus monitor, the bus and the X server. Within one test process
-//! desktops take turns (a WebKit each is heavy); nextest runs the desktop binary one test at
-//! a time anyway (`.config/nextest.toml`).
+//! desktops take turns (a WebKit each is heavy); nextest runs the desktop tests one at a time
+//! anyway (`.config/nextest.toml`).
 //!
 //! Screenshots go to `<target>/e2e-screenshots/`, and also to `docs/screenshots/` when
 //! `UPDATE_SCREENSHOTS=1`.
-
-#![allow(dead_code)] // helpers for tests yet to be written are welcome here
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -22,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use fantoccini::elements::{Element, ElementRef};
 use fantoccini::{Client, Locator};
-use inbox_tests::desktop::{AppDirs, Driver};
-use inbox_tests::session::{NotifyCall, Session};
+use inbox_harness::desktop::{AppDirs, Driver};
+use inbox_harness::session::{NotifyCall, Session};
 use serde_json::{json, Value};
 
 use crate::util::Inbox;
@@ -160,7 +158,7 @@ impl Desktop {
             ),
         )
         .unwrap();
-        inbox_tests::set_mode(&wrapper, 0o755);
+        inbox_harness::set_mode(&wrapper, 0o755);
         let connected = desktop
             .driver
             .as_mut()

@@ -1,15 +1,13 @@
 //! Helpers for black-box tests: the built `answer-inbox` binary and a private spool and
-//! database per test. Processes and desktop sessions come from the `inbox-tests` library
-//! (tests/src), which the benchmarks share.
+//! database per test. Processes and desktop sessions come from the `inbox-harness` library
+//! (crates/harness), which the benchmarks share.
 
-#![allow(dead_code)] // each test binary uses a different part of this module
+pub mod desktop;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-// Not every test binary uses both.
-#[allow(unused_imports)]
-pub use inbox_tests::process::{eventually, Running};
+pub use inbox_harness::process::{eventually, Running};
 
 /// The `answer-inbox` binary next to this test's target directory. `scripts/test` builds
 /// it first (`cargo build --workspace --bins`).

@@ -179,8 +179,9 @@ describe('checkQuestion', () => {
       state: 'empty',
       reason: 'Answer “Ticket id” first',
     });
-    const long = checkQuestion(textQ, { kind: 'text', text: 'a'.repeat(10_001) }, 'Ticket id', ['does not match']);
-    expect(long.message).toBe('Is too long: 10,001 characters, at most 10,000');
+    const short = { ...textQ, max_answer_chars: 5 };
+    const long = checkQuestion(short, { kind: 'text', text: 'a'.repeat(6) }, 'Ticket id', ['does not match']);
+    expect(long.message).toBe('Is too long: 6 characters, at most 5');
   });
 
   it('blocks an empty optional question that another answer makes required', () => {
@@ -236,13 +237,31 @@ describe('checkQuestion', () => {
     });
   });
 
-  it('refuses text over 10,000 characters, counting characters not UTF-16 units', () => {
-    const free = { ...textQ, pattern: null };
+  it('refuses text over the limit the question carries, counting characters not UTF-16 units', () => {
+    const free = { ...textQ, pattern: null, max_answer_chars: 10_000 };
     expect(checkQuestion(free, { kind: 'text', text: 'a'.repeat(10_000) }, 'x').state).toBe('answered');
     expect(checkQuestion(free, { kind: 'text', text: '😀'.repeat(10_000) }, 'x').state).toBe('answered');
     const long = checkQuestion(free, { kind: 'text', text: 'a'.repeat(10_001) }, 'Notes');
     expect(long.state).toBe('invalid');
     expect(long.reason).toBe('“Notes” is too long: 10,001 characters, at most 10,000');
+    // The number is the view's (Rust's MAX_ANSWER_CHARS), not one of the form's own.
+    const tight = { ...free, max_answer_chars: 3 };
+    expect(checkQuestion(tight, { kind: 'text', text: '😀😀😀' }, 'x').state).toBe('answered');
+    expect(checkQuestion(tight, { kind: 'text', text: 'abcd' }, 'Notes').reason).toBe(
+      '“Notes” is too long: 4 characters, at most 3',
+    );
+  });
+
+  it('holds fill-ins to the same limit, trimmed', () => {
+    const choice = { ...choiceQ, allow_custom: true, max_answer_chars: 3 };
+    const fill = (custom: string): Draft => ({ kind: 'choice', selected: null, custom, useCustom: true });
+    expect(checkQuestion(choice, fill('  abc  '), 'Target env').state).toBe('answered');
+    expect(checkQuestion(choice, fill('abcd'), 'Target env').reason).toBe(
+      '“Target env” fill-in is too long: 4 characters, at most 3',
+    );
+    const multi = { ...multiQ, allow_custom: true, max_answer_chars: 3 };
+    const extra: Draft = { kind: 'multi_choice', selected: ['lint'], custom: 'abcd' };
+    expect(checkQuestion(multi, extra, 'Checks').message).toBe('Fill-in is too long: 4 characters, at most 3');
   });
 
   it('needs at least one pick or a fill-in in a required multiple choice', () => {

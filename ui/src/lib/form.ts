@@ -3,7 +3,7 @@
 // every rule is unit-tested; the components only render it.
 //
 // Only what needs no request rules is checked here (empty, required, the inbox's length
-// limit); everything else is Rust's checker (crates/protocol/src/answers.rs), asked as the
+// limit, which each QuestionView carries from Rust); everything else is Rust's checker (crates/protocol/src/answers.rs), asked as the
 // operator works (`RustCheck`), so the window and the CLI can never disagree. Rust checks
 // everything again on submit: the form is a convenience, not the authority.
 
@@ -11,9 +11,6 @@ import type { ChoiceView } from './bindings/ChoiceView';
 import type { ProblemView } from './bindings/ProblemView';
 import type { QuestionView } from './bindings/QuestionView';
 import type { JsonValue } from './bindings/serde_json/JsonValue';
-
-/** Answer text and fill-ins longer than this are refused by the inbox (docs/PROTOCOL.md). */
-export const MAX_ANSWER_CHARS = 10_000;
 
 /** What the operator has entered for one question so far. */
 export type Draft =
@@ -197,15 +194,16 @@ function rustProblemsFor(
   return was === answerKeyOf(question, draft) ? problems : undefined;
 }
 
-function charCount(text: string): number {
+/**
+ * Why `text` is too long for `question`'s answer, or null. The limit is the inbox's
+ * (`question.max_answer_chars`, from Rust's `MAX_ANSWER_CHARS`), counted in characters.
+ */
+function tooLong(question: QuestionView, text: string): string | null {
+  const max = question.max_answer_chars;
   // UTF-16 length is never below the count of characters, so most texts skip the count.
-  return text.length <= MAX_ANSWER_CHARS ? text.length : [...text].length;
-}
-
-function tooLong(text: string): string | null {
-  const count = charCount(text);
-  return count > MAX_ANSWER_CHARS
-    ? `is too long: ${count.toLocaleString('en')} characters, at most ${MAX_ANSWER_CHARS.toLocaleString('en')}`
+  const count = text.length <= max ? text.length : [...text].length;
+  return count > max
+    ? `is too long: ${count.toLocaleString('en')} characters, at most ${max.toLocaleString('en')}`
     : null;
 }
 
@@ -277,7 +275,7 @@ function checkLocally(question: QuestionView, draft: Draft, label: string): Ques
     case 'choice': {
       if (draft.useCustom) {
         if (draft.custom.trim() === '') return empty;
-        const long = tooLong(draft.custom.trim());
+        const long = tooLong(question, draft.custom.trim());
         return long ? invalid(`fill-in ${long}`) : answered;
       }
       return draft.selected === null ? empty : answered;
@@ -285,7 +283,7 @@ function checkLocally(question: QuestionView, draft: Draft, label: string): Ques
     case 'multi_choice': {
       const fill = draft.custom.trim();
       if (fill) {
-        const long = tooLong(fill);
+        const long = tooLong(question, fill);
         if (long) return invalid(`fill-in ${long}`);
       }
       return draft.selected.length === 0 && !fill ? empty : answered;
@@ -293,7 +291,7 @@ function checkLocally(question: QuestionView, draft: Draft, label: string): Ques
     case 'text': {
       // Like Rust: only the empty string is "no answer"; spaces are an answer to check.
       if (draft.text === '') return empty;
-      const long = tooLong(draft.text);
+      const long = tooLong(question, draft.text);
       return long ? invalid(long) : answered;
     }
   }

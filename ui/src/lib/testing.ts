@@ -38,6 +38,8 @@ export function question(overrides: Partial<QuestionView> = {}): QuestionView {
     required_when: null,
     pattern: null,
     allow_custom: false,
+    // What Rust sends (inbox_protocol::limits::MAX_ANSWER_CHARS); tests may set their own.
+    max_answer_chars: 10_000,
     ...overrides,
   };
 }

@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use inbox_tests::process::descendants;
+use inbox_harness::process::descendants;
 
 use super::{app_title, DesktopBench, Inbox, Launched};
 use crate::stats::{table, thousands, verdict};
@@ -25,8 +25,8 @@ const POLL: Duration = Duration::from_millis(500);
 
 /// Memory of one process tree at one moment, in KiB.
 #[derive(Debug, Clone, Default)]
-struct TreeMemory {
-    pss: u64,
+pub(super) struct TreeMemory {
+    pub(super) pss: u64,
     rss: u64,
     /// The sum of each process's own peak RSS (`VmHWM`); the peaks need not coincide.
     hwm: u64,
@@ -150,7 +150,7 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
 
 /// Waits until the tree's PSS has stayed within 1% for [`STEADY_WINDOW`]; `None` when it
 /// has not within [`STEADY_CAP`].
-fn wait_steady(launched: &mut Launched) -> anyhow::Result<Option<Duration>> {
+pub(super) fn wait_steady(launched: &mut Launched) -> anyhow::Result<Option<Duration>> {
     let started = Instant::now();
     let window = (STEADY_WINDOW.as_millis() / POLL.as_millis()) as usize + 1;
     let mut history: Vec<u64> = Vec::new();
@@ -174,7 +174,7 @@ fn wait_steady(launched: &mut Launched) -> anyhow::Result<Option<Duration>> {
 }
 
 /// PSS, RSS and peak RSS of `root` and all its descendants.
-fn tree_memory(root: u32) -> TreeMemory {
+pub(super) fn tree_memory(root: u32) -> TreeMemory {
     let mut pids = vec![root];
     pids.extend(descendants(root).iter().map(|p| p.pid));
     let mut memory = TreeMemory::default();
@@ -217,6 +217,6 @@ fn kib(text: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn mib(kib: u64) -> String {
+pub(super) fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }

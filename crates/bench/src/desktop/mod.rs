@@ -8,8 +8,10 @@
 //! databases of its own under `$TMPDIR`, and everything started is stopped by PID.
 //! The binaries are the ones next to this one: build them with the same profile first.
 
+mod breakdown;
 mod memory;
 mod notify;
+mod visible;
 mod window;
 
 use std::path::{Path, PathBuf};
@@ -17,10 +19,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use inbox_engine::{Engine, Spool, Store};
-use inbox_tests::desktop::AppDirs;
-use inbox_tests::process::{Running, Tree};
-use inbox_tests::session::Session;
+use inbox_engine::{Engine, Spool, Store, Wake};
+use inbox_harness::desktop::AppDirs;
+use inbox_harness::process::{Running, Tree};
+use inbox_harness::session::Session;
 
 use crate::fixtures;
 use crate::harness::Scratch;
@@ -52,6 +54,17 @@ pub fn run_window(n: usize) -> anyhow::Result<()> {
 
 pub fn run_notify(n: usize) -> anyhow::Result<()> {
     notify::run(&DesktopBench::new()?, n)
+}
+
+/// `desktop-visible [N]`: request placed → row in the window, on 10 and on N pending.
+pub fn run_visible(n: usize) -> anyhow::Result<()> {
+    visible::run(&DesktopBench::new()?, visible::DEFAULT_PROBES, n)
+}
+
+/// `desktop-memory-breakdown [N]`: the app's PSS with N pending by process and mapping,
+/// and under variants of its environment.
+pub fn run_breakdown(n: usize) -> anyhow::Result<()> {
+    breakdown::run(&DesktopBench::new()?, n)
 }
 
 /// The built binaries and the private session every desktop benchmark runs in.
@@ -126,11 +139,24 @@ impl DesktopBench {
     /// Starts `binary` directly (no WebDriver) in the session, with its own home and XDG
     /// directories and the inbox `inbox`.
     fn launch(&self, binary: &Path, inbox: &Inbox, label: &str) -> anyhow::Result<Launched> {
+        self.launch_with(binary, inbox, label, &[])
+    }
+
+    /// [`DesktopBench::launch`], with `env` added to the app's environment (and so to
+    /// WebKit's processes, which inherit it).
+    fn launch_with(
+        &self,
+        binary: &Path,
+        inbox: &Inbox,
+        label: &str,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Launched> {
         let scratch = Scratch::new(label)?;
         let dirs = AppDirs::create(scratch.dir.path());
         let log = dirs.logs().join("app.log");
         let mut cmd = self.session.command(binary);
         dirs.apply(&mut cmd, &inbox.spool, &inbox.db, USER);
+        cmd.envs(env.iter().copied());
         let out = std::fs::File::create(&log)?;
         cmd.stdout(out.try_clone()?).stderr(out);
         let child = cmd
@@ -232,9 +258,8 @@ impl Inbox {
         }
         if n > 0 {
             let started = Instant::now();
-            engine.sync()?;
-            engine.notify_new()?;
-            let pending = engine.store().pending_count()?;
+            engine.turn(Wake::Rescan)?;
+            let pending = engine.queries().pending_count()?;
             anyhow::ensure!(pending == n, "{pending} of {n} requests became pending");
             eprintln!(
                 "desktop: {n} pending requests prepared in {:.1} s",

@@ -26,7 +26,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use inbox_tests::desktop::{AppDirs, Driver};
+use inbox_harness::desktop::{AppDirs, Driver};
 use serde_json::{json, Value};
 
 use super::{epoch_ms, from_ms, p50_p95_max, DesktopBench, Inbox, START, USER};
@@ -245,7 +245,7 @@ type Counts = Vec<(&'static str, usize, bool)>;
 
 /// The page's milestones once `inbox:list-painted` is set, in a page whose time origin is
 /// not `stale` (after a reload, the old page's answers do not count).
-async fn wait_painted(client: &fantoccini::Client, stale: Option<f64>) -> anyhow::Result<Value> {
+pub(super) async fn wait_painted(client: &fantoccini::Client, stale: Option<f64>) -> anyhow::Result<Value> {
     let script = r#"
         const mark = performance.getEntriesByName('inbox:list-painted')[0];
         if (!mark) return null;
@@ -319,14 +319,20 @@ fn launch_once(
 }
 
 /// Diagnosis: what the app's `list_pending` command does for the first list, timed in this
-/// process on the same inbox: `inbox_desk::Inbox::pending` (the rows from SQLite, as views)
-/// and their JSON, which is what crosses the IPC bridge to the page.
+/// process on the same inbox: what `inbox_desk::Inbox::pending` does (the rows from SQLite
+/// through a `Reader`, as views) and their JSON, which is what crosses the IPC bridge to the
+/// page.
 fn list_pending_alone(inbox: &Inbox, n: usize) -> anyhow::Result<()> {
-    let desk = inbox_desk::Inbox::open(&inbox.spool, &inbox.db, USER)?;
+    let reader = inbox_engine::Reader::open(&inbox.db)?;
     let (mut query, mut json, mut bytes) = (Vec::new(), Vec::new(), 0);
     for _ in 0..RUNS {
         let started = Instant::now();
-        let rows = desk.pending()?;
+        let rows: Vec<inbox_desk::RowView> = reader
+            .queries()
+            .pending()?
+            .iter()
+            .map(inbox_desk::RowView::of)
+            .collect();
         query.push(started.elapsed());
         anyhow::ensure!(rows.len() == n, "{} rows, {n} expected", rows.len());
         let started = Instant::now();

@@ -17,7 +17,8 @@ use crate::{exit, locations, output, render};
 pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
     let id = args.id.as_str();
     super::ensure_valid_id(id)?;
-    let answered_by = format!("operator:{}", operator_name(args.operator.as_deref())?);
+    let answered_by =
+        inbox_engine::operator::answered_by(&operator_name(args.operator.as_deref())?);
     // Malformed input fails before anything is opened.
     let given = match &args.answers {
         Some(text) => Some(answers_object(text)?),
@@ -44,15 +45,12 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
     report(&engine, id, result)
 }
 
-/// `--as NAME`, else `$USER`, else `operator`.
+/// `--as NAME`, else the name the app would record too (`$USER`, else `$LOGNAME`, else
+/// `operator`).
 fn operator_name(given: Option<&str>) -> Result<String> {
     let name = match given {
         Some(name) => name.trim().to_owned(),
-        None => std::env::var("USER")
-            .ok()
-            .map(|user| user.trim().to_owned())
-            .filter(|user| !user.is_empty())
-            .unwrap_or_else(|| "operator".to_owned()),
+        None => inbox_engine::operator::name_from_env(),
     };
     if name.is_empty() || name.chars().any(char::is_control) {
         bail!("--as needs a name, without control characters");

@@ -1,5 +1,6 @@
 //! `check FILE...`: validate request files without placing them; every problem is listed.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
@@ -30,13 +31,38 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
     if args.json {
         output::json(&reports)?;
     } else {
-        output::stdout(&render::check_reports(&reports))?;
+        output::stdout(&in_words(&reports))?;
     }
     Ok(if reports.iter().all(|r| r.valid) {
         exit::OK
     } else {
         exit::FAILURE
     })
+}
+
+/// `FILE: ok (N questions)`, or `FILE: invalid` and its problems.
+fn in_words(reports: &[FileReport]) -> String {
+    let mut text = String::new();
+    for report in reports {
+        if let Some(reason) = &report.unreadable {
+            let _ = writeln!(text, "{}: {reason}", report.file);
+        } else if report.valid {
+            let _ = writeln!(
+                text,
+                "{}: ok ({})",
+                report.file,
+                render::count(report.questions, "question")
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "{}: invalid\n{}",
+                report.file,
+                render::problem_lines(&report.errors)
+            );
+        }
+    }
+    text
 }
 
 fn check_file(path: &Path) -> FileReport {

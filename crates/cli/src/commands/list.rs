@@ -10,10 +10,10 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
     let mut engine = locations::open_engine(locations)?;
     // Ingest what arrived while no inbox ran; policies stay with `watch`.
     engine.sync().context("cannot scan the spool")?;
-    let mut rows = engine.store().pending().context("cannot list requests")?;
+    let mut rows = engine.queries().pending().context("cannot list requests")?;
     if args.all {
         let history = engine
-            .store()
+            .queries()
             .history(i64::MAX as usize)
             .context("cannot list settled requests")?;
         rows.extend(history);

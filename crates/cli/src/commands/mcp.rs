@@ -1,13 +1,13 @@
 //! `mcp`: the `ask_operator` MCP server on standard input and output (the server itself is
-//! `crate::mcp`).
+//! the `inbox-mcp` crate): the flags, and the runtime it runs on.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use inbox_client::Asker;
+use inbox_mcp::{Origin, Settings};
 
 use crate::args::{LocationArgs, McpArgs};
-use crate::mcp::{self, Origin, Settings};
 use crate::{exit, locations};
 
 pub fn run(locations: &LocationArgs, args: &McpArgs) -> Result<u8> {
@@ -23,7 +23,7 @@ pub fn run(locations: &LocationArgs, args: &McpArgs) -> Result<u8> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let served = runtime.block_on(mcp::serve(asker, origin, settings));
+    let served = runtime.block_on(inbox_mcp::serve(asker, origin, settings));
     // Standard input may be read by a blocking thread that no one can interrupt (when it is
     // not a pipe); waiting for it would keep the process alive after the session ended.
     runtime.shutdown_timeout(Duration::from_millis(500));

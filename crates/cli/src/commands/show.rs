@@ -11,7 +11,7 @@ pub fn run(locations: &LocationArgs, args: &ShowArgs) -> Result<u8> {
     super::ensure_valid_id(id)?;
     let mut engine = locations::open_engine(locations)?;
     engine.sync().context("cannot scan the spool")?;
-    let store = engine.store();
+    let store = engine.queries();
     let Some(detail) = store
         .detail(id)
         .with_context(|| format!("cannot read request \"{id}\""))?

@@ -8,8 +8,9 @@ use std::thread;
 use anyhow::{Context, Result};
 use chrono::{Local, SecondsFormat};
 use crossbeam_channel::Receiver;
-use inbox_engine::notifier::{DesktopNotifier, Notifier, Silent};
+use inbox_engine::notifier::{Notifier, Silent};
 use inbox_engine::{Event, WatchOptions};
+use inbox_notifications::Notifications;
 
 use crate::args::{LocationArgs, WatchArgs};
 use crate::{exit, locations};
@@ -29,7 +30,20 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
     let notifier: Box<dyn Notifier> = if args.no_notify {
         Box::new(Silent)
     } else {
-        Box::new(DesktopNotifier::start(APP_NAME))
+        // The notifier logs "notified" itself, once a bubble is really shown. Its clone of
+        // the event sender keeps the printer going until its thread ends too, which it does
+        // when the engine drops it (after at most one call's timeout, if a daemon hangs).
+        match Notifications::builder(APP_NAME)
+            .events(events_tx.clone())
+            .start()
+        {
+            Ok(notifications) => Box::new(notifications),
+            // No thread for them: the inbox runs on without bubbles.
+            Err(error) => {
+                tracing::warn!("desktop notifications are off: {error}");
+                Box::new(Silent)
+            }
+        }
     };
     let mut engine = locations::open_engine(locations)?
         .with_events(events_tx)

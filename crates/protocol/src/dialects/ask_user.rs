@@ -15,9 +15,9 @@ use crate::model::{
     AskedText, Choice, Dialect, Origin, Question, QuestionKind, QuestionType, Request,
 };
 use crate::outcome::{Outcome, OutcomeStatus};
-use crate::parse::{positional_id, short};
 use crate::problem::Problem;
 use crate::wire::AskedQuestion;
+use crate::wording::{positional_id, short};
 
 pub(crate) fn normalise(value: &Value, request: &mut Request, problems: &mut Vec<Problem>) {
     let items = value

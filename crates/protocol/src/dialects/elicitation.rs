@@ -25,9 +25,9 @@ use crate::model::{
 };
 use crate::ordered::Ordered;
 use crate::outcome::{Outcome, OutcomeStatus, BY_EXPIRY};
-use crate::parse::{check_pattern, default_message, positional_id, short};
 use crate::problem::{pointer_token, Problem};
 use crate::wire::{ElicitProperty, ElicitPropertyType, StringFormat, TitledValue};
+use crate::wording::{check_pattern, default_message, positional_id, short};
 
 pub(crate) fn normalise(
     value: &Value,

@@ -2,8 +2,9 @@
 //! fail, or crash the process, to prove that recovery works (docs/RELIABILITY.md).
 //!
 //! Built on the `fail` crate. Without the `failpoints` feature every point compiles to
-//! nothing. With it, a point is off until a test turns it on, in-process with `fail::cfg` or
-//! for a whole process with `FAILPOINTS="spool.link=return(enospc)"`:
+//! nothing, and `fail` is not even a dependency (an asker linking `inbox-client` pays
+//! nothing). With it, a point is off until a test turns it on, in-process with `fail::cfg`
+//! or for a whole process with `FAILPOINTS="spool.link=return(enospc)"`:
 //! - `return(KIND)` fails the step with the I/O error a failing disk gives: `eio` (the
 //!   default), `enospc` (disk full), `erofs` (read-only file system) or `eacces`;
 //! - `panic` stops right there, as a crash would (nothing after the point runs);
@@ -35,12 +36,13 @@ pub const STORE_COMMIT: &str = "store.commit";
 /// Just after the store committed a batch, before its events are sent.
 pub const STORE_COMMITTED: &str = "store.committed";
 /// Each file-system event the watcher receives; `return` drops the event, as a full kernel
-/// queue would (see [`crate::watcher`]).
+/// queue would (the engine's watcher).
 pub const WATCHER_EVENT: &str = "watcher.event";
 
 /// `Ok(())` unless the fault point `name` is turned on.
 pub fn io_point(name: &str) -> io::Result<()> {
     let _ = name; // unused when the points are compiled out
+    #[cfg(feature = "failpoints")]
     fail::fail_point!(name, |kind: Option<String>| Err(injected(kind.as_deref())));
     Ok(())
 }
@@ -48,6 +50,7 @@ pub fn io_point(name: &str) -> io::Result<()> {
 /// True when the fault point `name` says to drop what it guards.
 pub fn drop_point(name: &str) -> bool {
     let _ = name;
+    #[cfg(feature = "failpoints")]
     fail::fail_point!(name, |_| true);
     false
 }

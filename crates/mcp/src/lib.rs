@@ -1,6 +1,7 @@
-//! `answer-inbox mcp`: Answer Inbox as an MCP server on standard input and output, for AI
+//! inbox-mcp, behind `answer-inbox mcp`: Answer Inbox as an MCP server on standard input and output, for AI
 //! agents. One tool, `ask_operator`: a batch of structured questions in, the operator's
-//! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`.
+//! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`. The CLI only
+//! parses the flags and starts the runtime; everything else is here.
 //!
 //! - [`input`]: the tool's input schema, and arguments → a request in the structured dialect.
 //! - [`reply`]: the outcome → structured content (with its schema) and text.
@@ -21,7 +22,6 @@ mod stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use inbox_client::Asker;
 use rmcp::ServiceExt;
 use tokio::signal::unix::{signal, SignalKind};
@@ -29,6 +29,20 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use origin::Origin;
+
+/// Why a session could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot handle {signal}: {source}")]
+    Signal {
+        signal: &'static str,
+        source: std::io::Error,
+    },
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(String),
+    #[error("the MCP session failed: {0}")]
+    Session(String),
+}
 
 /// How long pending calls may take to withdraw their requests when the session ends.
 const WITHDRAW_GRACE: Duration = Duration::from_secs(10);
@@ -45,7 +59,7 @@ pub struct Settings {
 
 /// Serves one MCP session on standard input and output, until the client closes its end or
 /// the process is told to stop.
-pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<()> {
+pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
     let stopped = Arc::new(OnceLock::new());
     let calls = TaskTracker::new();
@@ -58,8 +72,14 @@ pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<(
         calls.clone(),
     );
     // Signals are caught before serving, so that a stop during the handshake is orderly too.
-    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
-    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(|source| ServeError::Signal {
+        signal: "SIGTERM",
+        source,
+    })?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(|source| ServeError::Signal {
+        signal: "SIGINT",
+        source,
+    })?;
     // Non-blocking pipes when the host gives pipes (it usually does): a blocking read of
     // standard input could not be interrupted at shutdown.
     let (input, output) = rmcp::transport::io::stdio_pipes();
@@ -96,12 +116,15 @@ async fn serve_until_closed(
     server: server::Server,
     input: impl tokio::io::AsyncRead + Send + Unpin + 'static,
     output: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
-) -> Result<()> {
+) -> Result<(), ServeError> {
     let service = server
         .serve((input, output))
         .await
-        .context("the MCP handshake failed")?;
-    let quit = service.waiting().await.context("the MCP session failed")?;
+        .map_err(|error| ServeError::Handshake(error.to_string()))?;
+    let quit = service
+        .waiting()
+        .await
+        .map_err(|error| ServeError::Session(error.to_string()))?;
     tracing::debug!(?quit, "MCP session ended");
     Ok(())
 }

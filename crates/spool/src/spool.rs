@@ -19,6 +19,9 @@ use inbox_protocol::{is_valid_id, request_id_from_file_name};
 
 use crate::faults;
 
+/// How long a file may sit in `tmp/` before it counts as a crashed writer's leftover.
+pub const TMP_MAX_AGE: Duration = Duration::from_secs(36 * 3600);
+
 /// Where a file lives in the spool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Area {
@@ -177,45 +180,122 @@ impl Spool {
     }
 
     /// Write to `tmp/`, fsync, link into place, remove the temp name, fsync the directory.
+    /// Writes several outcomes at once, each unless one exists (as [`Spool::write_outcome`]),
+    /// with one flush to disk for the whole batch instead of one per file: every file is
+    /// written into `tmp/`, then one `syncfs` makes all their bytes durable, then each is
+    /// linked into place, then `answers/` is synced once. No guarantee is weaker than one at
+    /// a time: a file is linked (visible) only after its bytes are durable, and the caller
+    /// records a batch only after the directory sync made its names durable. One result per
+    /// item, in order.
+    pub fn write_outcomes(&self, batch: &[(&str, &[u8])]) -> Vec<Result<Placed, SpoolError>> {
+        let items: Vec<Item<'_>> = batch
+            .iter()
+            .map(|&(id, bytes)| match check_id(id) {
+                Ok(()) => Item {
+                    tmp: self.tmp_dir().join(unique_tmp_name(id)),
+                    target: self.path(Area::Answers, id),
+                    bytes,
+                    state: Ok(Step::Todo),
+                },
+                // No path is ever built from a refused id.
+                Err(error) => Item {
+                    tmp: PathBuf::new(),
+                    target: PathBuf::new(),
+                    bytes,
+                    state: Err(error),
+                },
+            })
+            .collect();
+        self.place_all(Area::Answers, items)
+    }
+
     fn place(&self, area: Area, id: &str, bytes: &[u8]) -> Result<Placed, SpoolError> {
-        let tmp = self.tmp_dir().join(unique_tmp_name(id));
-        let target = self.path(area, id);
-        let result = (|| {
-            let mut file = OpenOptions::new()
+        let item = Item {
+            tmp: self.tmp_dir().join(unique_tmp_name(id)),
+            target: self.path(area, id),
+            bytes,
+            state: Ok(Step::Todo),
+        };
+        self.place_all(area, vec![item])
+            .pop()
+            .expect("one result per item")
+    }
+
+    /// Write, make durable, link, sync the directory: the steps of an atomic placement, each
+    /// done for every item before the next (see [`Spool::write_outcomes`]).
+    fn place_all(&self, area: Area, mut items: Vec<Item<'_>>) -> Vec<Result<Placed, SpoolError>> {
+        let mut written: Vec<File> = Vec::new();
+        for item in &mut items {
+            let Ok(Step::Todo) = item.state else { continue };
+            let result = OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o644)
-                .open(&tmp)
-                .map_err(io_error(&tmp))?;
-            faults::io_point(faults::SPOOL_WRITE)
-                .and_then(|()| file.write_all(bytes))
-                .map_err(io_error(&tmp))?;
-            faults::io_point(faults::SPOOL_FSYNC)
-                .and_then(|()| file.sync_all())
-                .map_err(io_error(&tmp))?;
-            drop(file);
-            match faults::io_point(faults::SPOOL_LINK).and_then(|()| fs::hard_link(&tmp, &target)) {
-                Ok(()) => Ok(Placed::Written),
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-                    // Over NFS a link can succeed yet report EEXIST when the reply is lost;
-                    // the temp file's link count tells the truth (as Maildir does).
-                    match fs::metadata(&tmp) {
-                        Ok(meta) if meta.nlink() == 2 => Ok(Placed::Written),
-                        _ => Ok(Placed::AlreadyThere),
-                    }
+                .open(&item.tmp)
+                .and_then(|mut file| {
+                    faults::io_point(faults::SPOOL_WRITE)
+                        .and_then(|()| file.write_all(item.bytes))?;
+                    Ok(file)
+                });
+            item.state = match result {
+                Ok(file) => {
+                    written.push(file);
+                    Ok(Step::Written)
                 }
                 Err(error) => Err(SpoolError::Io {
-                    path: target.clone(),
+                    path: item.tmp.clone(),
                     source: error,
                 }),
-            }
-        })();
-        let _ = fs::remove_file(&tmp);
-        let placed = result?;
-        if placed == Placed::Written {
-            sync_dir(&self.dir(area))?;
+            };
         }
-        Ok(placed)
+        // One file: its own fsync. Several: one `syncfs` for all, which costs about what one
+        // fsync does, whatever the batch's size.
+        let durable =
+            faults::io_point(faults::SPOOL_FSYNC).and_then(|()| match written.as_slice() {
+                [] => Ok(()),
+                [one] => one.sync_all(),
+                [first, ..] => rustix::fs::syncfs(first).map_err(io::Error::from),
+            });
+        drop(written);
+        for item in &mut items {
+            let Ok(Step::Written) = item.state else {
+                continue;
+            };
+            item.state = match &durable {
+                Ok(()) => link(&item.tmp, &item.target),
+                Err(error) => Err(SpoolError::Io {
+                    path: item.tmp.clone(),
+                    source: io::Error::new(error.kind(), error.to_string()),
+                }),
+            };
+        }
+        let mut linked_any = false;
+        for item in &items {
+            // A refused id never made a temp file (nor may its name build a path).
+            if !matches!(&item.state, Err(SpoolError::InvalidId(_))) {
+                let _ = fs::remove_file(&item.tmp);
+            }
+            linked_any |= matches!(item.state, Ok(Step::Placed(Placed::Written)));
+        }
+        let synced = if linked_any {
+            sync_dir(&self.dir(area)).map_err(|error| error.to_string())
+        } else {
+            Ok(())
+        };
+        items
+            .into_iter()
+            .map(|item| match item.state? {
+                Step::Placed(Placed::Written) => match &synced {
+                    Ok(()) => Ok(Placed::Written),
+                    Err(message) => Err(SpoolError::Io {
+                        path: self.dir(area),
+                        source: io::Error::other(message.clone()),
+                    }),
+                },
+                Step::Placed(placed) => Ok(placed),
+                Step::Todo | Step::Written => unreachable!("every item was linked or failed"),
+            })
+            .collect()
     }
 
     /// Lists the spool's directories without opening any file.
@@ -320,6 +400,41 @@ fn unique_tmp_name(id: &str) -> OsString {
 }
 
 /// Makes a directory entry durable: without it a crash can lose a file whose data was synced.
+/// One file on its way into the spool.
+struct Item<'a> {
+    tmp: PathBuf,
+    target: PathBuf,
+    bytes: &'a [u8],
+    state: Result<Step, SpoolError>,
+}
+
+/// How far an [`Item`] got.
+enum Step {
+    Todo,
+    Written,
+    Placed(Placed),
+}
+
+/// Links a durable temp file to its final name; `link()` refuses to replace a file, so the
+/// first writer wins.
+fn link(tmp: &Path, target: &Path) -> Result<Step, SpoolError> {
+    match faults::io_point(faults::SPOOL_LINK).and_then(|()| fs::hard_link(tmp, target)) {
+        Ok(()) => Ok(Step::Placed(Placed::Written)),
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            // Over NFS a link can succeed yet report EEXIST when the reply is lost; the temp
+            // file's link count tells the truth (as Maildir does).
+            match fs::metadata(tmp) {
+                Ok(meta) if meta.nlink() == 2 => Ok(Step::Placed(Placed::Written)),
+                _ => Ok(Step::Placed(Placed::AlreadyThere)),
+            }
+        }
+        Err(error) => Err(SpoolError::Io {
+            path: target.to_owned(),
+            source: error,
+        }),
+    }
+}
+
 fn sync_dir(dir: &Path) -> Result<(), SpoolError> {
     faults::io_point(faults::SPOOL_DIR_FSYNC)
         .and_then(|()| File::open(dir))
@@ -388,6 +503,26 @@ mod tests {
             Placed::AlreadyThere
         );
         assert_eq!(spool.read(Area::Answers, "r1").unwrap(), b"first");
+        assert_eq!(
+            fs::read_dir(spool.tmp_dir()).unwrap().count(),
+            0,
+            "no temp files left"
+        );
+    }
+
+    #[test]
+    fn a_batch_places_each_outcome_once_and_keeps_the_standing_ones() {
+        let (_dir, spool) = spool();
+        spool.write_outcome("b", b"theirs").unwrap();
+        let results =
+            spool.write_outcomes(&[("a", b"1"), ("b", b"2"), ("../x", b"3"), ("c", b"4")]);
+        assert!(matches!(results[0], Ok(Placed::Written)));
+        assert!(matches!(results[1], Ok(Placed::AlreadyThere)));
+        assert!(matches!(results[2], Err(SpoolError::InvalidId(_))));
+        assert!(matches!(results[3], Ok(Placed::Written)));
+        assert_eq!(spool.read(Area::Answers, "a").unwrap(), b"1");
+        assert_eq!(spool.read(Area::Answers, "b").unwrap(), b"theirs");
+        assert_eq!(spool.read(Area::Answers, "c").unwrap(), b"4");
         assert_eq!(
             fs::read_dir(spool.tmp_dir()).unwrap().count(),
             0,

@@ -1,0 +1,270 @@
+//! Issue 11: where the app's memory with N pending goes, and what changes it.
+//!
+//! The app is launched directly (as in memory.rs) on the inbox of N pending, once per
+//! variant of its environment per round, the variants alternating over the rounds. Once its
+//! title shows the pending count and the tree's PSS is steady, its process tree is read: PSS
+//! per process (the app, WebKitWebProcess, WebKitNetworkProcess), and per process by kind of
+//! mapping from `/proc/PID/smaps`: the heap (`brk`), anonymous mappings (malloc arenas and
+//! large allocations in the app; JavaScriptCore's heap, bmalloc and the like in the web
+//! process), stacks, shared memory (memfd, /dev/shm: buffers shared between processes),
+//! the GPU device, the program itself, WebKit's and JavaScriptCore's libraries, the other
+//! libraries, other files. The environment variables are set on the app and inherited by
+//! WebKit's processes, which it starts.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use inbox_harness::process::descendants;
+
+use super::memory::{mib, tree_memory, wait_steady};
+use super::{app_title, DesktopBench, Inbox};
+use crate::stats::{table, thousands};
+
+const ROUNDS: usize = 2;
+const READINGS: usize = 3;
+
+/// A variant: its label, the environment it adds, and whether the inbox is the full one.
+struct Variant {
+    label: &'static str,
+    env: &'static [(&'static str, &'static str)],
+    full: bool,
+}
+
+const VARIANTS: &[Variant] = &[
+    Variant {
+        label: "as shipped",
+        env: &[],
+        full: true,
+    },
+    Variant {
+        label: "as shipped, empty inbox (reference)",
+        env: &[],
+        full: false,
+    },
+    Variant {
+        label: "`MALLOC_ARENA_MAX=2`",
+        env: &[("MALLOC_ARENA_MAX", "2")],
+        full: true,
+    },
+    Variant {
+        label: "`WEBKIT_DISABLE_COMPOSITING_MODE=1`",
+        env: &[("WEBKIT_DISABLE_COMPOSITING_MODE", "1")],
+        full: true,
+    },
+    Variant {
+        label: "`MALLOC_ARENA_MAX=2` + `WEBKIT_DISABLE_COMPOSITING_MODE=1`",
+        env: &[
+            ("MALLOC_ARENA_MAX", "2"),
+            ("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
+        ],
+        full: true,
+    },
+];
+
+/// One process's PSS by kind of mapping, in KiB.
+type Kinds = BTreeMap<&'static str, u64>;
+
+/// One reading of the tree: total PSS, and per program its PSS and its kinds.
+#[derive(Clone, Default)]
+struct Reading {
+    pss: u64,
+    processes: Vec<(String, u64, Kinds)>,
+}
+
+pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
+    println!(
+        "## Issue 11: the app's memory with {} pending, by process and by mapping\n",
+        thousands(n as f64)
+    );
+    let full = Inbox::with_pending(n)?;
+    let empty = Inbox::with_pending(0)?;
+    let mut readings: Vec<Vec<Reading>> = VARIANTS.iter().map(|_| Vec::new()).collect();
+    for round in 1..=ROUNDS {
+        for (variant, out) in VARIANTS.iter().zip(&mut readings) {
+            eprintln!(
+                "desktop memory breakdown: round {round}/{ROUNDS}: {}",
+                variant.label
+            );
+            let (inbox, title) = if variant.full {
+                (&full, app_title(n))
+            } else {
+                (&empty, app_title(0))
+            };
+            let mut launched = bench.launch_with(&bench.app, inbox, "desktop-breakdown", variant.env)?;
+            bench.wait_title(&mut launched, &title)?;
+            wait_steady(&mut launched)?;
+            let mut samples = Vec::new();
+            for _ in 0..READINGS {
+                launched.tree.remember(launched.pid());
+                samples.push(read_tree(launched.pid()));
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            samples.sort_by_key(|r| r.pss);
+            out.push(samples[(samples.len() - 1) / 2].clone());
+            drop(launched);
+        }
+    }
+
+    // Per variant: the median round, by process.
+    let mut rows = Vec::new();
+    let mut medians = Vec::new();
+    for (variant, runs) in VARIANTS.iter().zip(&mut readings) {
+        runs.sort_by_key(|r| r.pss);
+        let median = runs[(runs.len() - 1) / 2].clone();
+        let pss_of = |name: &str| {
+            median
+                .processes
+                .iter()
+                .filter(|(p, _, _)| p == name)
+                .map(|(_, pss, _)| *pss)
+                .sum::<u64>()
+        };
+        rows.push(vec![
+            variant.label.to_owned(),
+            format!(
+                "**{}** ({} – {})",
+                mib(median.pss),
+                mib(runs[0].pss),
+                mib(runs[runs.len() - 1].pss)
+            ),
+            mib(pss_of("answer-inbox-desktop")),
+            mib(pss_of("WebKitWebProcess")),
+            mib(pss_of("WebKitNetworkProcess")),
+        ]);
+        medians.push(median);
+    }
+    table(
+        &[
+            &format!("variant ({ROUNDS} rounds, median)"),
+            "PSS of the tree (min – max)",
+            "answer-inbox-desktop",
+            "WebKitWebProcess",
+            "WebKitNetworkProcess",
+        ],
+        &rows,
+    );
+
+    // By kind of mapping: the full inbox as shipped, next to the empty one.
+    let (shipped, empty) = (&medians[0], &medians[1]);
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for reading in [shipped, empty] {
+        for (_, _, by_kind) in &reading.processes {
+            for kind in by_kind.keys() {
+                if !kinds.contains(kind) {
+                    kinds.push(kind);
+                }
+            }
+        }
+    }
+    let programs = [
+        "answer-inbox-desktop",
+        "WebKitWebProcess",
+        "WebKitNetworkProcess",
+    ];
+    let kib_of = |reading: &Reading, program: &str, kind: &str| -> u64 {
+        reading
+            .processes
+            .iter()
+            .filter(|(p, _, _)| p == program)
+            .filter_map(|(_, _, k)| k.get(kind))
+            .sum()
+    };
+    let mut rows = Vec::new();
+    for kind in &kinds {
+        let mut row = vec![(*kind).to_owned()];
+        for program in programs {
+            let (full, bare) = (kib_of(shipped, program, kind), kib_of(empty, program, kind));
+            row.push(format!(
+                "{} ({:+.1})",
+                mib(full),
+                (full as f64 - bare as f64) / 1024.0
+            ));
+        }
+        rows.push(row);
+    }
+    table(
+        &[
+            "PSS by mapping, as shipped: N pending (change from the empty inbox, MiB)",
+            "answer-inbox-desktop",
+            "WebKitWebProcess",
+            "WebKitNetworkProcess",
+        ],
+        &rows,
+    );
+    Ok(())
+}
+
+/// PSS of the tree rooted at `root`, per process and by kind of mapping.
+fn read_tree(root: u32) -> Reading {
+    let mut pids = vec![root];
+    pids.extend(descendants(root).iter().map(|p| p.pid));
+    let mut reading = Reading {
+        pss: tree_memory(root).pss,
+        processes: Vec::new(),
+    };
+    for pid in pids {
+        let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
+            continue;
+        };
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .ok()
+            .and_then(|line| {
+                let program = line.split(|&b| b == 0).next()?;
+                let program = String::from_utf8_lossy(program).into_owned();
+                Some(program.rsplit('/').next()?.to_owned())
+            })
+            .unwrap_or_default();
+        let kinds = by_kind(&smaps, &exe);
+        let pss = kinds.values().sum();
+        reading.processes.push((name, pss, kinds));
+    }
+    reading
+}
+
+/// Sums `Pss:` of each mapping in `smaps` by its kind.
+fn by_kind(smaps: &str, exe: &str) -> Kinds {
+    let mut kinds = Kinds::new();
+    let mut kind = "other";
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or_default();
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            // A mapping's header: range, perms, offset, device, inode, [name].
+            let name: Vec<&str> = fields.skip(4).collect();
+            kind = kind_of(&name.join(" "), exe);
+        } else if first == "Pss:" {
+            let kib: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            *kinds.entry(kind).or_default() += kib;
+        }
+    }
+    kinds
+}
+
+fn kind_of(name: &str, exe: &str) -> &'static str {
+    let library = name.contains(".so");
+    match name {
+        "" => "anonymous (malloc arenas, large allocations; in WebKit: the JS heap, bmalloc)",
+        "[heap]" => "heap (brk)",
+        "[stack]" => "main stack",
+        _ if name.starts_with("[stack:") => "thread stacks",
+        _ if name.starts_with("[anon:") => "anonymous, named",
+        _ if name.starts_with('[') => "kernel ([vdso], [vvar], ...)",
+        _ if name.starts_with("/memfd:") || name.starts_with("/dev/shm") || name.contains("SYSV") => {
+            "shared memory (memfd, /dev/shm)"
+        }
+        _ if name.starts_with("/dev/dri") => "GPU device (/dev/dri)",
+        _ if name == exe => "the program's own file",
+        _ if library && (name.contains("libwebkit") || name.contains("libjavascriptcore")) => {
+            "WebKit and JavaScriptCore libraries"
+        }
+        _ if library && (name.contains("libLLVM") || name.contains("/dri/") || name.contains("gallium")) => {
+            "Mesa and LLVM (software GL)"
+        }
+        _ if library && name.contains("libicudata") => "ICU data",
+        _ if library => "other libraries",
+        _ => "other files (fonts, caches, locale)",
+    }
+}

@@ -1,0 +1,3 @@
+//! The client's integration tests, as one test binary: each module is one area.
+
+mod ask;

@@ -1,0 +1,4 @@
+//! The desk's integration tests, as one test binary: each module is one area.
+
+mod bindings;
+mod desk;

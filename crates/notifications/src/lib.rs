@@ -1,0 +1,44 @@
+//! Desktop notifications for Answer Inbox: freedesktop notifications
+//! (`org.freedesktop.Notifications`) over one D-Bus connection for the life of the process.
+//!
+//! The engine decides what is announced, when (its coalescing) and in which words; this
+//! crate shows it, for both front ends, the `watch` daemon and the desktop app, so they
+//! cannot drift apart. It speaks D-Bus itself (zbus, the major version Tauri's plugins use,
+//! so the app carries one D-Bus stack): one connection, opened when first needed and opened
+//! again if the bus goes away, and one listener thread for the service's signals that hands
+//! each action to the bubble it belongs to, instead of a connection and a waiting thread per
+//! bubble.
+//!
+//! - [`bus`]: [`NotificationBus`], the connection and the service's methods and signals.
+//! - [`notifications`]: [`Notifications`], the engine's `Notifier`: queue, sender thread,
+//!   answer buttons, `Event::Notified` when a bubble is really shown.
+//! - [`switches`]: on/off, do not disturb, and whether a daemon answers.
+//! - [`markup`]: bodies sent as plain text to daemons that read markup.
+
+pub mod bus;
+pub mod markup;
+pub mod notifications;
+pub mod switches;
+
+pub use bus::{
+    ActionHandler, Bubble, NotificationBus, NotifyError, ServerInformation, Urgency, CALL_TIMEOUT,
+};
+pub use markup::escape_body;
+pub use notifications::{
+    ActionButton, Chosen, Notifications, NotificationsBuilder, OPEN_ACTION, QUEUE_CAPACITY,
+};
+pub use switches::{Availability, NotifySwitches};
+
+/// Whether a notification service answers on the process's session bus. Blocks up to
+/// [`CALL_TIMEOUT`] (a hung daemon): call it off the engine's and the window's threads.
+pub fn daemon_available() -> Result<ServerInformation, NotifyError> {
+    NotificationBus::shared().server_information()
+}
+
+/// The line the operator reads when notifications cannot be shown.
+pub fn unavailable_message(error: &dyn std::fmt::Display) -> String {
+    format!(
+        "desktop notifications are unavailable (no notification service on the session bus: \
+         {error}); new requests are still listed, and the inbox works as before"
+    )
+}

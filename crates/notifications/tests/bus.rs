@@ -1,0 +1,81 @@
+//! The connection's life on a private bus with a stand-in notification daemon: a daemon
+//! that appears after the first bubble, a bus that restarts under a running sender, a
+//! daemon that reads no markup.
+
+use std::sync::Arc;
+
+use crate::common::{announcement, confirm, next_notified, stand_in_daemon, PrivateBus};
+use inbox_engine::notifier::Notifier;
+use inbox_harness::process::eventually;
+use inbox_notifications::{
+    Availability, Bubble, NotificationBus, Notifications, NotifyError, NotifySwitches,
+};
+
+#[test]
+fn a_daemon_that_comes_later_and_a_bus_that_restarts_are_both_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let first_bus = PrivateBus::start(dir.path());
+    let bus = NotificationBus::at(&first_bus.address);
+    let bubble = Bubble::new("Answer Inbox", "Deploy?", "a < b & c");
+
+    // Nobody owns the name yet: the call fails, and says so, without waiting.
+    let error = bus.notify(&bubble, None).unwrap_err();
+    assert!(
+        matches!(error, NotifyError::Call { .. }) && error.to_string().contains("ServiceUnknown"),
+        "{error}"
+    );
+
+    // A daemon that reads no markup gets the body as it is.
+    let (_daemon, shown) = stand_in_daemon(&first_bus.address, false);
+    bus.notify(&bubble, None).unwrap();
+    assert_eq!(
+        shown.lock().unwrap().as_slice(),
+        [("Deploy?".to_owned(), "a < b & c".to_owned())]
+    );
+    assert_eq!(bus.connections_made(), 1);
+
+    // The bus goes away and another takes its address; its daemon reads markup.
+    drop(first_bus);
+    let second_bus = PrivateBus::start(dir.path());
+    let (_daemon, shown) = stand_in_daemon(&second_bus.address, true);
+    bus.notify(&bubble, None).unwrap();
+    assert_eq!(
+        shown.lock().unwrap().as_slice(),
+        [("Deploy?".to_owned(), "a &lt; b &amp; c".to_owned())]
+    );
+    assert_eq!(
+        bus.connections_made(),
+        2,
+        "one new connection for the new bus"
+    );
+    assert_eq!(bus.server_information().unwrap().name, "stand-in");
+    assert!(bus
+        .capabilities()
+        .unwrap()
+        .contains(&"body-markup".to_owned()));
+}
+
+#[test]
+fn a_sender_says_when_the_daemon_is_missing_and_when_it_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = PrivateBus::start(dir.path());
+    let switches = NotifySwitches::new(true, false);
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(NotificationBus::at(&private.address))
+        .switches(Arc::clone(&switches))
+        .events(events_tx)
+        .start()
+        .unwrap();
+    // The sender asks at start, before any request.
+    eventually("the missing daemon to be noticed", || {
+        switches.availability() == Availability::Unavailable
+    });
+    assert_eq!(switches.describe(), "unavailable");
+
+    let (_daemon, shown) = stand_in_daemon(&private.address, true);
+    notifications.announce(vec![announcement("heard", &confirm("Heard", "planu"))]);
+    assert_eq!(next_notified(&events), (vec!["heard".to_owned()], false));
+    assert_eq!(shown.lock().unwrap().len(), 1);
+    assert_eq!(switches.availability(), Availability::Available);
+}

@@ -1,0 +1,194 @@
+//! Notifications shown by a real daemon: dunst on a private Xvfb display with a private
+//! session bus (inbox-harness's `Session`, stopped by PID), observed with dbus-monitor.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::common::{announcement, confirm, next_notified};
+use inbox_engine::notifier::Notifier;
+use inbox_harness::process::{eventually, Running};
+use inbox_harness::session::Session;
+use inbox_notifications::{ActionButton, Chosen, NotificationBus, Notifications};
+use serde_json::{json, Map, Value};
+
+/// A connection to the bus at `address` for the test's own questions.
+fn ask(address: &str) -> zbus::blocking::Connection {
+    zbus::blocking::connection::Builder::address(address)
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+/// The unique bus names this process holds on the bus at `address`, apart from the
+/// connection that asks.
+fn our_connections(address: &str) -> usize {
+    let asking = ask(address);
+    let dbus = zbus::blocking::fdo::DBusProxy::new(&asking).unwrap();
+    let ours = std::process::id();
+    let asker = asking.unique_name().unwrap().to_string();
+    dbus.list_names()
+        .unwrap()
+        .into_iter()
+        .filter(|name| name.starts_with(':') && name.as_str() != asker)
+        .filter(|name| {
+            dbus.get_connection_unix_process_id(name.as_ref())
+                .is_ok_and(|pid| pid == ours)
+        })
+        .count()
+}
+
+/// Whether somebody owns the notification name on the bus at `address` (asked without
+/// making the bus start a daemon on demand).
+fn daemon_on(address: &str) -> bool {
+    let asking = ask(address);
+    zbus::blocking::fdo::DBusProxy::new(&asking)
+        .unwrap()
+        .name_has_owner("org.freedesktop.Notifications".try_into().unwrap())
+        .unwrap_or(false)
+}
+
+/// dunst as most desktops' daemons are: reading bodies as markup (`markup = full`; the
+/// session's own dunst keeps dunst's default, plain text). Stopped by PID when dropped.
+fn dunst_reading_markup(session: &Session) -> Running {
+    let config = session.dir.join("dunstrc-markup");
+    std::fs::write(
+        &config,
+        "[global]\n    markup = full\n    idle_threshold = 0\n    font = DejaVu Sans 9\n\
+         [urgency_normal]\n    timeout = 0\n[urgency_critical]\n    timeout = 0\n",
+    )
+    .unwrap();
+    let mut dunst = session.command("dunst");
+    dunst
+        .arg("-config")
+        .arg(&config)
+        .env("XDG_CONFIG_HOME", session.dir.join("dunst-config"));
+    let dunst = Running::spawn_quiet(dunst);
+    eventually("dunst to own org.freedesktop.Notifications", || {
+        daemon_on(&session.bus_address)
+    });
+    dunst
+}
+
+fn has_body_markup(bus: &NotificationBus) -> bool {
+    bus.capabilities()
+        .unwrap()
+        .iter()
+        .any(|capability| capability == "body-markup")
+}
+
+#[test]
+fn two_bubbles_go_through_one_connection_with_their_bodies_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::start(&dir.path().join("session"), false);
+    // Declared after the session: stopped before its bus.
+    let _dunst = dunst_reading_markup(&session);
+    let bus = NotificationBus::at(&session.bus_address);
+    assert!(has_body_markup(&bus));
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(&bus))
+        .events(events_tx)
+        .start()
+        .unwrap();
+
+    // Three at once: the first is shown at once on its own, the other two as one summary
+    // when the quiet window ends.
+    notifications.announce(vec![
+        announcement("first", &confirm("Ship <b>it</b> & go", "planu <i>ops</i>")),
+        announcement("second", &confirm("Drop <script>x</script>", "planu")),
+        announcement("third", &confirm("Rotate keys & certs", "planu")),
+    ]);
+    assert_eq!(next_notified(&events), (vec!["first".to_owned()], false));
+    assert_eq!(
+        next_notified(&events),
+        (vec!["second".to_owned(), "third".to_owned()], true)
+    );
+
+    eventually("both Notify calls on the bus", || {
+        session.notify_calls().len() == 2
+    });
+    let calls = session.notify_calls();
+    // The summary line is plain text by the specification: sent as it is.
+    assert_eq!(calls[0].summary, "Ship <b>it</b> & go", "{}", calls[0].raw);
+    assert_eq!(
+        calls[0].body, "planu &lt;i&gt;ops&lt;/i&gt; / run-7f3a · 1 question",
+        "{}",
+        calls[0].raw
+    );
+    assert_eq!(calls[1].summary, "2 new requests need an answer");
+    // A body of several lines (dbus-monitor prints it as is, so read the raw call).
+    assert!(
+        calls[1]
+            .raw
+            .contains("\"• Drop &lt;script&gt;x&lt;/script&gt;\n• Rotate keys &amp; certs\""),
+        "{}",
+        calls[1].raw
+    );
+    assert!(!calls[1].raw.contains("<script>"), "{}", calls[1].raw);
+    // `watch` passes no buttons and no handler: bubbles carry no actions.
+    assert!(calls.iter().all(|call| call.actions.is_empty()));
+
+    assert_eq!(bus.connections_made(), 1);
+    assert_eq!(our_connections(&session.bus_address), 1);
+}
+
+#[test]
+fn pressing_a_button_on_the_bubble_reaches_on_choice() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::start(&dir.path().join("session"), true);
+    let bus = NotificationBus::at(&session.bus_address);
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let (chosen_tx, chosen) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(&bus))
+        .events(events_tx)
+        .buttons(|request| {
+            let mut answers = Map::new();
+            answers.insert(request.questions[0].id.clone(), Value::Bool(true));
+            vec![ActionButton {
+                key: "answer:yes".into(),
+                label: "Yes".into(),
+                answers,
+            }]
+        })
+        .on_choice(move |choice| {
+            let _ = chosen_tx.send(choice);
+        })
+        .start()
+        .unwrap();
+
+    notifications.announce(vec![announcement(
+        "deploy",
+        &confirm("Deploy SPEC-042", "planu <ops> & co"),
+    )]);
+    assert_eq!(next_notified(&events), (vec!["deploy".to_owned()], false));
+    let call = session.wait_notify("Deploy SPEC-042");
+    assert_eq!(
+        call.action_keys(),
+        ["default", "answer:yes"],
+        "{}",
+        call.raw
+    );
+    // This dunst reads bodies as plain text (no `body-markup`): they go as they are, since
+    // escaping would show the entities.
+    assert!(!has_body_markup(&bus));
+    assert_eq!(call.body, "planu <ops> & co / run-7f3a · 1 question");
+    assert_eq!(bus.awaiting_action(), 1);
+
+    session.press_action("Deploy SPEC-042", "answer:yes");
+    let choice = chosen
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the press reaches on_choice");
+    let mut answers = Map::new();
+    answers.insert("go".into(), json!(true));
+    assert_eq!(
+        choice,
+        Chosen::Answer {
+            id: "deploy".into(),
+            answers
+        }
+    );
+    // Answered: the handler is gone; the bus listener ran it, no thread of its own.
+    assert_eq!(bus.awaiting_action(), 0);
+    assert_eq!(bus.connections_made(), 1);
+}

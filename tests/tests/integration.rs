@@ -1,0 +1,15 @@
+//! The black-box tests, as one test binary: each module is one area, and nextest selects by
+//! module (`cargo nextest run -p inbox-tests -E 'test(/^crash::/)'`).
+
+mod util;
+
+mod cli;
+mod crash;
+mod desktop;
+mod examples;
+mod faults;
+mod hostile;
+mod mcp;
+mod notifications;
+mod overflow;
+mod race;
