@@ -1,7 +1,14 @@
 //! Desktop notifications on a real session bus, shown by a real notification daemon (dunst
 //! on a private Xvfb display), observed with dbus-monitor. Each test starts its own X server,
 //! bus and daemon and stops exactly those, by PID.
+//!
+//! The rule under test (inbox-engine's `notifier::Coalescer`): a request that arrives when no
+//! bubble went out within the last 300 ms is shown at once, on its own; what arrives inside
+//! that window is shown together when it ends, one summary for several. `watch` logs
+//! "notified" only for a bubble actually sent.
 
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use inbox_harness::session::Session;
@@ -20,14 +27,86 @@ fn watch(inbox: &Inbox, bus_address: &str) -> Running {
     watch
 }
 
+/// `watch` with its log in a file, which the test reads as often as it likes.
+struct LoggedWatch {
+    _running: Running,
+    log: PathBuf,
+}
+
+/// One "notified" line: the requests of one bubble, and whether it was a summary.
+#[derive(Debug, Clone, PartialEq)]
+struct Notified {
+    ids: Vec<String>,
+    summary: bool,
+}
+
+impl LoggedWatch {
+    fn start(inbox: &Inbox, bus_address: &str, log: &Path) -> LoggedWatch {
+        std::fs::create_dir_all(inbox.spool()).unwrap();
+        let mut cmd = inbox.cmd(&["watch"]);
+        cmd.env("DBUS_SESSION_BUS_ADDRESS", bus_address)
+            .stdout(File::create(log).unwrap())
+            .stderr(File::create(log.with_extension("err")).unwrap());
+        let watch = LoggedWatch {
+            _running: Running::adopt(cmd.spawn().unwrap()),
+            log: log.to_owned(),
+        };
+        eventually("watch to be ready", || watch.log().contains(" ready: "));
+        watch
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Every bubble `watch` reported, in order.
+    fn notified(&self) -> Vec<Notified> {
+        self.log()
+            .lines()
+            .filter_map(|line| line.split_once(' ').map(|(_time, what)| what))
+            .filter_map(|what| {
+                let (summary, ids) = match what.strip_prefix("notified (one summary): ") {
+                    Some(ids) => (true, ids),
+                    None => (false, what.strip_prefix("notified: ")?),
+                };
+                let ids = ids.split(", ").map(str::to_owned).collect();
+                Some(Notified { ids, summary })
+            })
+            .collect()
+    }
+
+    /// Waits until `id` was part of a bubble; returns that bubble.
+    fn wait_notified(&self, id: &str) -> Notified {
+        let mut found = None;
+        eventually(&format!("a bubble for {id}"), || {
+            found = self
+                .notified()
+                .into_iter()
+                .find(|n| n.ids.iter().any(|i| i == id));
+            found.is_some()
+        });
+        found.unwrap()
+    }
+}
+
 #[test]
-fn a_new_request_raises_one_notification_and_a_burst_one_summary() {
+fn a_new_request_raises_its_own_notification_and_a_burst_one_summary() {
     let inbox = Inbox::new();
     let session = Session::start(&inbox.dir.path().join("session"), true);
-    let mut watch = watch(&inbox, &session.bus_address);
+    let watch = LoggedWatch::start(
+        &inbox,
+        &session.bus_address,
+        &inbox.dir.path().join("watch.log"),
+    );
 
     inbox.place("deploy", CONFIRM);
-    watch.wait_line("notified: deploy");
+    assert_eq!(
+        watch.wait_notified("deploy"),
+        Notified {
+            ids: vec!["deploy".into()],
+            summary: false
+        }
+    );
     eventually("the Notify call on the bus", || {
         session.notify_calls().len() == 1
     });
@@ -43,31 +122,84 @@ fn a_new_request_raises_one_notification_and_a_burst_one_summary() {
         call.raw
     );
 
-    for i in 0..40 {
-        inbox.place(&format!("burst-{i:02}"), CONFIRM);
+    let burst: Vec<String> = (0..40).map(|i| format!("burst-{i:02}")).collect();
+    for id in &burst {
+        inbox.place(id, CONFIRM);
     }
-    for i in 0..40 {
-        watch.wait_line(&format!("ingested burst-{i:02}"));
+    for id in &burst {
+        watch.wait_notified(id);
     }
-    // Wait out the coalescing window, then count bubbles.
-    std::thread::sleep(Duration::from_secs(3));
-    let calls = session.notify_calls();
-    let summaries: Vec<&str> = calls
+    let bubbles = watch.notified();
+    let for_burst: Vec<&Notified> = bubbles
         .iter()
-        .map(|c| c.summary.as_str())
+        .filter(|n| n.ids.iter().any(|id| id.starts_with("burst-")))
+        .collect();
+    // Placed within milliseconds, the burst is its first request's bubble (unless that
+    // came within 300 ms of the last one) and one summary; a machine slow enough to spread
+    // the ingest over more than one window may add a summary, never forty bubbles.
+    assert!(
+        for_burst.len() <= 3,
+        "a burst of 40 gives a summary, not 40 bubbles: {for_burst:?}"
+    );
+    assert!(
+        for_burst.iter().filter(|n| !n.summary).count() <= 1,
+        "only the first of a burst is shown on its own: {for_burst:?}"
+    );
+    assert!(
+        for_burst.iter().any(|n| n.summary && n.ids.len() >= 39),
+        "one summary stands for the burst: {for_burst:?}"
+    );
+    // Each "notified" is a bubble on the bus.
+    eventually("a Notify call per reported bubble", || {
+        session.notify_calls().len() == bubbles.len()
+    });
+    let summaries: Vec<String> = session
+        .notify_calls()
+        .iter()
+        .map(|c| c.summary.clone())
         .filter(|s| s.contains("new requests need an answer"))
         .collect();
-    assert!(
-        calls.len() <= 3,
-        "a burst of 40 gives a summary, not 40 bubbles: {} calls",
-        calls.len()
+    assert_eq!(
+        summaries.len(),
+        bubbles.iter().filter(|n| n.summary).count(),
+        "{summaries:?}"
     );
-    assert!(
-        !summaries.is_empty(),
-        "a summary was shown: {:?}",
-        calls.iter().map(|c| &c.summary).collect::<Vec<_>>()
+}
+
+#[test]
+fn requests_a_second_apart_each_get_a_bubble_of_their_own_at_once() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox.dir.path().join("session"), true);
+    let watch = LoggedWatch::start(
+        &inbox,
+        &session.bus_address,
+        &inbox.dir.path().join("watch.log"),
     );
-    watch.stop();
+    let mut next = Instant::now();
+    for i in 0..4 {
+        // Spaced as a pipeline asking now and then would be, well apart from the window.
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        next = Instant::now() + Duration::from_secs(1);
+        let id = format!("spaced-{i}");
+        let placed = Instant::now();
+        inbox.place(&id, CONFIRM);
+        let bubble = watch.wait_notified(&id);
+        let took = placed.elapsed();
+        assert_eq!(
+            bubble,
+            Notified {
+                ids: vec![id.clone()],
+                summary: false
+            }
+        );
+        // Nothing holds a lone request back (the former coalescing waited 250 ms for
+        // company, and up to 1.5 s after a previous bubble); the bound is loose for slow
+        // machines.
+        assert!(took < Duration::from_secs(1), "{id} took {took:?}");
+    }
+    eventually("four Notify calls on the bus", || {
+        session.notify_calls().len() == 4
+    });
 }
 
 #[test]
@@ -88,6 +220,12 @@ fn without_a_notification_daemon_ingest_and_answers_do_not_wait() {
         started.elapsed() < Duration::from_secs(15),
         "took {:?}",
         started.elapsed()
+    );
+    // Nothing was shown, so nothing is reported as notified.
+    assert!(
+        !watch.seen.iter().any(|line| line.contains(" notified")),
+        "{:?}",
+        watch.seen
     );
     watch.stop();
 }

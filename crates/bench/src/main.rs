@@ -14,7 +14,7 @@
 //! inbox-bench desktop [N=10000]         (not part of `all`: about 10 minutes)
 //! inbox-bench desktop-memory [N=10000]
 //! inbox-bench desktop-window [N=10000]
-//! inbox-bench desktop-notify [N=100]
+//! inbox-bench desktop-notify [N=30]
 //! inbox-bench desktop-visible [N=10000]           (issue 11: placed → row in the window)
 //! inbox-bench desktop-memory-breakdown [N=10000]  (issue 11: PSS by process and mapping)
 //! ```
@@ -37,7 +37,8 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str =
     "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all
-                    | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]>
+                    | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]
+                    | autonomous-burst [N] | desktop-visible [N] | desktop-memory-breakdown [N]>
 
   ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
   burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
@@ -59,7 +60,9 @@ const USAGE: &str =
   desktop-memory [N=10000] PSS of the app's process tree, empty and with N pending, next to a
                            bare Tauri window
   desktop-window [N=10000] launch → painted list, keystroke in search → updated list
-  desktop-notify [N=100]   request file → Notify call on the bus, next to the engine's ingest
+  desktop-notify [N=30]    request file → Notify call on the bus, for the CLI daemon (answer-inbox
+                           next to this binary) and the app, N requests 1 s apart each, next to
+                           the engine's ingest; counts bubbles against requests
   desktop-visible [N=10000]
                            request placed → its row in the window's Pending list (WebDriver,
                            a MutationObserver), on 10 and on N pending, next to the engine's

@@ -6,7 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::spool::Area;
-use inbox_engine::{Engine, Event, SettleError, Spool, State, Store, Wake, WatchOptions};
+use inbox_engine::{Command, Engine, Event, SettleError, Spool, State, Store, Wake, WatchOptions};
 use inbox_protocol::{Outcome, OutcomeStatus};
 use serde_json::{json, Map, Value};
 
@@ -665,4 +665,58 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
         .reply
         .expect("an interrupt gets a reply");
     assert_eq!(reply["type"], "ignore", "{reply}");
+}
+
+/// A front end's writes go into the running loop: the answer is written by the loop's own
+/// engine, replied to the sender, and reported once, even though its file event comes back
+/// to the same loop afterwards. Dropping the command sender ends the loop.
+#[test]
+fn commands_are_done_by_the_loop_and_reported_once() {
+    let fx = Fixture::new();
+    let (mut engine, events) = fx.engine();
+    let (commands, inbox) = crossbeam_channel::unbounded();
+    let (_stop, shutdown) = crossbeam_channel::bounded::<()>(1);
+    let handle = std::thread::spawn(move || {
+        inbox_engine::run_with_commands(&mut engine, &WatchOptions::default(), &inbox, &shutdown)
+            .unwrap()
+    });
+    wait_for(&events, |e| matches!(e, Event::Ready { pending: 0 }));
+
+    let (demo, placed) = Command::place_demo();
+    commands.send(demo).unwrap();
+    let ids = placed
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap()
+        .unwrap();
+    assert!(!ids.is_empty());
+
+    place_by_rename(&fx.spool, "cmd", &confirm_request("cmd", json!({})));
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "cmd"),
+    );
+    let (answer, reply) = Command::answer("cmd", answers(json!({"go": true})), "operator:ann");
+    commands.send(answer).unwrap();
+    let outcome = reply
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.answered_by, "operator:ann");
+    assert_eq!(fx.outcome("cmd").answered_by, "operator:ann");
+
+    let (again, second) = Command::answer("cmd", answers(json!({"go": false})), "operator:bob");
+    commands.send(again).unwrap();
+    assert!(matches!(
+        second.recv_timeout(Duration::from_secs(20)).unwrap(),
+        Err(SettleError::AlreadySettled(winner)) if winner.answered_by == "operator:ann"
+    ));
+
+    // The loop ends when its front end goes away; every event it sent is in the channel.
+    drop(commands);
+    handle.join().unwrap();
+    let settled = events
+        .try_iter()
+        .filter(|e| matches!(e, Event::Settled { id, .. } if id == "cmd"))
+        .count();
+    assert_eq!(settled, 1, "the loop's own answer is reported exactly once");
 }
