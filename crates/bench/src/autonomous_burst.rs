@@ -445,7 +445,7 @@ impl OutcomeWatcher {
         while times.len() < n {
             match self
                 .events
-                .recv_timeout(Duration::from_millis(500).min(deadline - Instant::now()))
+                .recv_timeout(Duration::from_millis(500).min(deadline.saturating_duration_since(Instant::now())))
             {
                 Ok((at, paths)) => {
                     for path in paths {

@@ -65,10 +65,6 @@ pub const QUIET_WINDOW: Duration = Duration::from_millis(300);
 /// spaces its requests by.)
 pub const MIN_GAP: Duration = QUIET_WINDOW;
 
-/// How long a lone request waits for others before its bubble: not at all, it is shown as
-/// soon as it arrives unless a bubble went out within the last [`QUIET_WINDOW`].
-pub const GATHER: Duration = Duration::ZERO;
-
 /// What one bubble stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Delivery<T> {

@@ -151,7 +151,7 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
         for (_, _, by_kind) in &reading.processes {
             for kind in by_kind.keys() {
                 if !kinds.contains(kind) {
-                    kinds.push(kind);
+                    kinds.push(*kind);
                 }
             }
         }

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use inbox_engine::{Area, Spool};
 use inbox_harness::desktop::{AppDirs, Driver};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{epoch_ms, from_ms, p50_p95_max, DesktopBench, Inbox, START, USER};
 use crate::fixtures::{self, Staged};
@@ -95,7 +95,7 @@ pub fn run(bench: &DesktopBench, probes: usize, n: usize) -> anyhow::Result<()> 
             })
         };
         let pending = thousands(*pending as f64);
-        let visible = series(&|p| Some(p.dom));
+        let visible = series(&|p: &Probe| Some(p.dom));
         rows.extend(
             [
                 row(
@@ -104,39 +104,39 @@ pub fn run(bench: &DesktopBench, probes: usize, n: usize) -> anyhow::Result<()> 
                 ),
                 row(
                     format!("{pending} pending: rename → the animation frame after (painted)"),
-                    series(&|p| p.frame),
+                    series(&|p: &Probe| p.frame),
                 ),
                 row(
                     format!(
                         "{pending} pending, same run: engine in this process, rename → \
                          `Event::Ingested` received"
                     ),
-                    series(&|p| Some(p.ingest.as_secs_f64() * 1e3)),
+                    series(&|p: &Probe| Some(p.ingest.as_secs_f64() * 1e3)),
                 ),
                 row(
                     format!("(diagnosis) {pending} pending: rename → the window hears `changed`"),
-                    series(&|p| p.changed),
+                    series(&|p: &Probe| p.changed),
                 ),
                 row(
                     format!(
                         "(diagnosis) {pending} pending: rename → the window's `list_pending` \
                          call returned"
                     ),
-                    series(&|p| p.fetch_end),
+                    series(&|p: &Probe| p.fetch_end),
                 ),
                 row(
                     format!(
                         "(diagnosis) {pending} pending: the `list_pending` round trip \
                          (call → rows)"
                     ),
-                    series(&|p| Some(p.fetch_end? - p.fetch_start?)),
+                    series(&|p: &Probe| Some(p.fetch_end? - p.fetch_start?)),
                 ),
                 row(
                     format!(
                         "(diagnosis) {pending} pending: rows returned → row in the DOM \
                          (the UI's update)"
                     ),
-                    series(&|p| Some(p.dom - p.fetch_end?)),
+                    series(&|p: &Probe| Some(p.dom - p.fetch_end?)),
                 ),
             ]
             .into_iter()
