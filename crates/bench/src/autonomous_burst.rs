@@ -189,10 +189,8 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     eprintln!("autonomous-burst: diagnosis in this process");
     diagnosis(n, &base)?;
 
-    let (engine_rate, responder_rate) = (
-        per_second(n, engine_total),
-        per_second(n, responder_total),
-    );
+    let (engine_rate, responder_rate) =
+        (per_second(n, engine_total), per_second(n, responder_total));
     table(
         &["target", "measured", "verdict"],
         &[vec![
@@ -443,10 +441,9 @@ impl OutcomeWatcher {
         let mut names = HashSet::with_capacity(n);
         let mut times = Vec::with_capacity(n);
         while times.len() < n {
-            match self
-                .events
-                .recv_timeout(Duration::from_millis(500).min(deadline.saturating_duration_since(Instant::now())))
-            {
+            match self.events.recv_timeout(
+                Duration::from_millis(500).min(deadline.saturating_duration_since(Instant::now())),
+            ) {
                 Ok((at, paths)) => {
                     for path in paths {
                         if path.extension().is_some_and(|e| e == "json") && names.insert(path) {
@@ -632,7 +629,11 @@ fn diagnosis(n: usize, base: &Path) -> anyhow::Result<()> {
                      policy, one group commit",
                     thousands(n as f64)
                 ),
-                format!("{} ({} outcomes/s)", ms(one_turn), thousands(per_second(n, one_turn))),
+                format!(
+                    "{} ({} outcomes/s)",
+                    ms(one_turn),
+                    thousands(per_second(n, one_turn))
+                ),
             ],
             vec![
                 "the next turn, over the engine's own outcome files (the loop sees its links \

@@ -137,7 +137,10 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "burst" => burst::DEFAULT_N,
         "startup" => startup::DEFAULT_N,
         "autonomous-burst" => autonomous_burst::DEFAULT_N,
-        "desktop" | "desktop-memory" | "desktop-window" | "desktop-visible"
+        "desktop"
+        | "desktop-memory"
+        | "desktop-window"
+        | "desktop-visible"
         | "desktop-memory-breakdown" => desktop::DEFAULT_N,
         "desktop-notify" => desktop::DEFAULT_NOTIFY_N,
         _ => roundtrip::DEFAULT_N,

@@ -32,6 +32,6 @@ pub use command::Command;
 pub use engine::{Engine, EngineError, SettleError, Wake};
 pub use event::Event;
 pub use inbox_spool::{faults, spool, Area, Placed, Spool, SpoolError};
-pub use store::{RequestDetail, RequestSummary, State, Store, StoreError};
 pub use query::{Queries, Reader};
+pub use store::{RequestDetail, RequestSummary, State, Store, StoreError};
 pub use watcher::{run, run_with_commands, WatchOptions};

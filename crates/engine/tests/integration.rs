@@ -1,5 +1,6 @@
-//! The engine's integration tests, as one test binary: each module is one area.
+//! The engine's integration tests, as one test binary: each module is one area. The fault
+//! tests (faults.rs) are a binary of their own: the fault points they turn on are global to
+//! the process.
 
 mod engine;
-mod faults;
 mod spool_model;

@@ -90,7 +90,8 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
             } else {
                 (&empty, app_title(0))
             };
-            let mut launched = bench.launch_with(&bench.app, inbox, "desktop-breakdown", variant.env)?;
+            let mut launched =
+                bench.launch_with(&bench.app, inbox, "desktop-breakdown", variant.env)?;
             bench.wait_title(&mut launched, &title)?;
             wait_steady(&mut launched)?;
             let mut samples = Vec::new();
@@ -252,7 +253,10 @@ fn kind_of(name: &str, exe: &str) -> &'static str {
         _ if name.starts_with("[stack:") => "thread stacks",
         _ if name.starts_with("[anon:") => "anonymous, named",
         _ if name.starts_with('[') => "kernel ([vdso], [vvar], ...)",
-        _ if name.starts_with("/memfd:") || name.starts_with("/dev/shm") || name.contains("SYSV") => {
+        _ if name.starts_with("/memfd:")
+            || name.starts_with("/dev/shm")
+            || name.contains("SYSV") =>
+        {
             "shared memory (memfd, /dev/shm)"
         }
         _ if name.starts_with("/dev/dri") => "GPU device (/dev/dri)",
@@ -260,7 +264,9 @@ fn kind_of(name: &str, exe: &str) -> &'static str {
         _ if library && (name.contains("libwebkit") || name.contains("libjavascriptcore")) => {
             "WebKit and JavaScriptCore libraries"
         }
-        _ if library && (name.contains("libLLVM") || name.contains("/dri/") || name.contains("gallium")) => {
+        _ if library
+            && (name.contains("libLLVM") || name.contains("/dri/") || name.contains("gallium")) =>
+        {
             "Mesa and LLVM (software GL)"
         }
         _ if library && name.contains("libicudata") => "ICU data",

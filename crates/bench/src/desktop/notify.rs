@@ -102,7 +102,10 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
         };
         if run.to_notify.is_empty() {
             rows.push(vec![
-                format!("**{}: rename → `Notify` call on the bus**", run.front.label()),
+                format!(
+                    "**{}: rename → `Notify` call on the bus**",
+                    run.front.label()
+                ),
                 "0".into(),
                 "–".into(),
                 "–".into(),
@@ -110,7 +113,10 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
             ]);
         } else {
             rows.push(row(
-                format!("**{}: rename → `Notify` call on the bus**", run.front.label()),
+                format!(
+                    "**{}: rename → `Notify` call on the bus**",
+                    run.front.label()
+                ),
                 &run.to_notify,
             ));
         }
@@ -256,7 +262,11 @@ fn one_front(
     let prefix = format!("Deploy build note-{}", front.prefix());
     for i in 0..WARMUP + n {
         if i % 10 == 0 {
-            eprintln!("desktop notify: {} request {i}/{}", front.label(), WARMUP + n);
+            eprintln!(
+                "desktop notify: {} request {i}/{}",
+                front.label(),
+                WARMUP + n
+            );
         }
         let id = fixtures::id(&format!("note-{}", front.prefix()), i);
         let body = fixtures::interactive_request(&id);

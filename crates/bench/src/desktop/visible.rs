@@ -21,7 +21,7 @@
 //!
 //! It runs twice: on an inbox of 10 pending requests and on one of N (10,000 by default).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
 use inbox_engine::{Area, Spool};

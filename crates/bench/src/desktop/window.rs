@@ -245,7 +245,10 @@ type Counts = Vec<(&'static str, usize, bool)>;
 
 /// The page's milestones once `inbox:list-painted` is set, in a page whose time origin is
 /// not `stale` (after a reload, the old page's answers do not count).
-pub(super) async fn wait_painted(client: &fantoccini::Client, stale: Option<f64>) -> anyhow::Result<Value> {
+pub(super) async fn wait_painted(
+    client: &fantoccini::Client,
+    stale: Option<f64>,
+) -> anyhow::Result<Value> {
     let script = r#"
         const mark = performance.getEntriesByName('inbox:list-painted')[0];
         if (!mark) return null;
