@@ -4,7 +4,7 @@
 //! latency. See docs/BENCHMARKS.md, "Desktop app".
 //!
 //! Everything runs in one private desktop session (Xvfb, a session bus, dunst and a bus
-//! monitor, from the `inbox-tests` harness), with homes, XDG directories, spools and
+//! monitor, from the `inbox-harness` crate), with homes, XDG directories, spools and
 //! databases of its own under `$TMPDIR`, and everything started is stopped by PID.
 //! The binaries are the ones next to this one: build them with the same profile first.
 
