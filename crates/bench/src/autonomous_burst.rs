@@ -23,7 +23,8 @@
 //! For diagnosis, in this process without a watcher: one `Engine::turn(Wake::Paths)` over
 //! the N placed requests (ingest, autonomous policy, group commit, in one go), the same
 //! engine's next turn over its own N outcome files (the loop sees its own links come back),
-//! and the unit costs on this disk: one outcome the responder's way (fsync), one `syncfs`.
+//! and the unit costs on this disk: one outcome the responder's way (fsync), creating one
+//! small file, one `syncfs`. Every spool is kept until the end of the run, then removed.
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -43,7 +44,7 @@ use crate::fixtures::{self, Staged};
 use crate::stats::{median, ms, per_second, table, thousands, verdict};
 
 pub const DEFAULT_N: usize = 3000;
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 /// The whole burst must be over within this.
 const BURST_PATIENCE: Duration = Duration::from_secs(300);
 /// Samples of the unit costs (one fsync'd outcome, one syncfs).
@@ -93,6 +94,9 @@ pub fn run(n: usize) -> anyhow::Result<()> {
         crate::filesystem_of(&base)
     );
 
+    // Every spool stays until the end: deleting thousands of files between rounds would
+    // slow the next round's file creation (see `kept` below).
+    let mut kept = Vec::new();
     let mut bursts: Vec<(Side, Burst)> = Vec::new();
     for round in 0..ROUNDS {
         let order = if round % 2 == 0 {
@@ -106,8 +110,9 @@ pub fn run(n: usize) -> anyhow::Result<()> {
                 round + 1,
                 side.label()
             );
-            let burst = burst_once(side, n, &base, &answer_inbox)
+            let (burst, dir) = burst_once(side, n, &base, &answer_inbox)
                 .with_context(|| format!("round {}, {}", round + 1, side.label()))?;
+            kept.push(dir);
             bursts.push((side, burst));
         }
     }
@@ -187,7 +192,9 @@ pub fn run(n: usize) -> anyhow::Result<()> {
     );
 
     eprintln!("autonomous-burst: diagnosis in this process");
-    diagnosis(n, &base)?;
+    diagnosis(n, &base, &mut kept)?;
+    eprintln!("autonomous-burst: removing the spools");
+    drop(kept);
 
     let (engine_rate, responder_rate) =
         (per_second(n, engine_total), per_second(n, responder_total));
@@ -244,8 +251,14 @@ fn scratch(base: &Path, label: &str) -> anyhow::Result<tempfile::TempDir> {
         .tempdir_in(base)?)
 }
 
-/// One burst of N requests into a fresh spool served by `side`.
-fn burst_once(side: Side, n: usize, base: &Path, answer_inbox: &Path) -> anyhow::Result<Burst> {
+/// One burst of N requests into a fresh spool served by `side`; returns the spool's
+/// directory too, for the caller to remove when it is done.
+fn burst_once(
+    side: Side,
+    n: usize,
+    base: &Path,
+    answer_inbox: &Path,
+) -> anyhow::Result<(Burst, tempfile::TempDir)> {
     let dir = scratch(base, "autoburst")?;
     let spool = Spool::open(dir.path().join("spool"))?;
     let db = dir.path().join("inbox.db");
@@ -313,14 +326,15 @@ fn burst_once(side: Side, n: usize, base: &Path, answer_inbox: &Path) -> anyhow:
 
     check_outcomes(&spool, n, side)?;
     let settle_turns = (side == Side::Engine).then(|| settle_runs(&log));
-    Ok(Burst {
+    let burst = Burst {
         total: seen[n - 1] - started,
         first: seen[0] - started,
         half: seen[n / 2] - started,
         renaming,
         cpu,
         settle_turns,
-    })
+    };
+    Ok((burst, dir))
 }
 
 /// Waits until `log` has a line containing `needle`.
@@ -570,7 +584,7 @@ fn defaulted_outcome(
 
 /// In this process, no watcher: the engine's own work for the whole burst as one turn, the
 /// turn over its own outcomes that follows, and the unit costs of the two ways to flush.
-fn diagnosis(n: usize, base: &Path) -> anyhow::Result<()> {
+fn diagnosis(n: usize, base: &Path, kept: &mut Vec<tempfile::TempDir>) -> anyhow::Result<()> {
     let dir = scratch(base, "autoburst-direct")?;
     let spool = Spool::open(dir.path().join("spool"))?;
     let mut requests = Vec::with_capacity(n);
@@ -594,11 +608,12 @@ fn diagnosis(n: usize, base: &Path) -> anyhow::Result<()> {
     let own_outcomes = started.elapsed();
 
     // The unit costs, alternating: one outcome the responder's way, one syncfs.
+    kept.push(dir);
     let unit_dir = scratch(base, "autoburst-unit")?;
     let (tmp, answers) = (unit_dir.path().join("tmp"), unit_dir.path().join("answers"));
     fs::create_dir_all(&tmp)?;
     fs::create_dir_all(&answers)?;
-    let (mut fsyncs, mut syncfses) = (Vec::new(), Vec::new());
+    let (mut creates, mut fsyncs, mut syncfses) = (Vec::new(), Vec::new(), Vec::new());
     let body = fixtures::answered_outcome("unit-1");
     for i in 0..UNIT_SAMPLES {
         let staged = tmp.join(format!("unit-{i}"));
@@ -614,12 +629,15 @@ fn diagnosis(n: usize, base: &Path) -> anyhow::Result<()> {
         fs::remove_file(&staged)?;
         fsyncs.push(started.elapsed());
 
+        let started = Instant::now();
         fs::write(tmp.join(format!("dirty-{i}")), &body)?;
+        creates.push(started.elapsed());
         let started = Instant::now();
         syncfs(&tmp)?;
         syncfses.push(started.elapsed());
     }
 
+    kept.push(unit_dir);
     table(
         &["(diagnosis) in this process, no watcher", "time"],
         &[
@@ -647,6 +665,13 @@ fn diagnosis(n: usize, base: &Path) -> anyhow::Result<()> {
                      {UNIT_SAMPLES})"
                 ),
                 ms(median(&fsyncs)),
+            ],
+            vec![
+                format!(
+                    "creating and writing one small file, no fsync (median of \
+                     {UNIT_SAMPLES})"
+                ),
+                ms(median(&creates)),
             ],
             vec![
                 format!("one `syncfs` after one small write (median of {UNIT_SAMPLES})"),

@@ -12,8 +12,10 @@ use inbox_engine::{Command, Engine, Event, Reader, WatchOptions};
 
 use crate::views::UiEvent;
 
-/// How long the forwarder gathers engine events before telling the window the lists
-/// changed: a burst of a thousand files becomes a handful of refreshes, not a thousand.
+/// The least time between two "the lists changed" refreshes of the window. The first change
+/// after a quiet spell is sent at once (a request placed alone is listed within
+/// milliseconds); what follows within this window is gathered into one refresh, so a burst
+/// of a thousand files becomes a handful of refreshes, not a thousand.
 pub const REFRESH_GATHER: Duration = Duration::from_millis(40);
 
 /// The running loop. Dropping it stops the loop and waits for it.
@@ -75,34 +77,55 @@ impl Drop for Background {
     }
 }
 
-/// Passes settle and cancel events on at once, and gathers everything else into one
-/// `Changed` per [`REFRESH_GATHER`].
+/// Passes settle and cancel events on at once, and refreshes the lists at most once per
+/// [`REFRESH_GATHER`], the first change after a quiet spell at once.
 fn forward(events: &Receiver<Event>, db_path: &Path, sink: &(dyn Fn(UiEvent) + Send + Sync)) {
     let reader = Reader::open(db_path).ok();
+    let mut last_refresh: Option<Instant> = None;
     while let Ok(first) = events.recv() {
-        let mut changed = false;
-        let mut ready_count = None;
-        let deadline = Instant::now() + REFRESH_GATHER;
-        let mut next = Some(first);
-        while let Some(event) = next {
-            if let Event::Ready { pending } = &event {
-                ready_count = Some(*pending);
-            }
-            changed |= changes_lists(&event);
-            if let Some(ui) = immediate(&event) {
-                sink(ui);
-            }
-            next = events.recv_deadline(deadline).ok();
+        let mut gathered = Gathered::default();
+        gathered.take(first, sink);
+        // Everything the same committed batch sent is already queued: one refresh for it.
+        for event in events.try_iter() {
+            gathered.take(event, sink);
         }
-        if changed {
+        // A change after a quiet spell is shown at once; changes that follow it within
+        // REFRESH_GATHER wait for the window to close, and are shown together.
+        if let Some(last) = last_refresh.filter(|last| last.elapsed() < REFRESH_GATHER) {
+            let deadline = last + REFRESH_GATHER;
+            while let Ok(event) = events.recv_deadline(deadline) {
+                gathered.take(event, sink);
+            }
+        }
+        if gathered.changed {
             let count = reader
                 .as_ref()
                 .and_then(|r| r.queries().pending_count().ok())
-                .or(ready_count)
+                .or(gathered.ready_count)
                 .unwrap_or(0);
             sink(UiEvent::Changed {
                 pending: u32::try_from(count).unwrap_or(u32::MAX),
             });
+            last_refresh = Some(Instant::now());
+        }
+    }
+}
+
+/// What the forwarder has seen since its last refresh.
+#[derive(Default)]
+struct Gathered {
+    changed: bool,
+    ready_count: Option<usize>,
+}
+
+impl Gathered {
+    fn take(&mut self, event: Event, sink: &(dyn Fn(UiEvent) + Send + Sync)) {
+        if let Event::Ready { pending } = &event {
+            self.ready_count = Some(*pending);
+        }
+        self.changed |= changes_lists(&event);
+        if let Some(ui) = immediate(&event) {
+            sink(ui);
         }
     }
 }

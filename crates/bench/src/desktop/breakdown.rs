@@ -52,10 +52,22 @@ const VARIANTS: &[Variant] = &[
         full: true,
     },
     Variant {
-        label: "`MALLOC_ARENA_MAX=2` + `WEBKIT_DISABLE_COMPOSITING_MODE=1`",
+        label: "`MALLOC_MMAP_THRESHOLD_=131072` (large buffers mmapped, returned when freed)",
+        env: &[("MALLOC_MMAP_THRESHOLD_", "131072")],
+        full: true,
+    },
+    Variant {
+        label: "`WEBKIT_DISABLE_COMPOSITING_MODE=1`, empty inbox (reference)",
+        env: &[("WEBKIT_DISABLE_COMPOSITING_MODE", "1")],
+        full: false,
+    },
+    Variant {
+        label: "`WEBKIT_DISABLE_COMPOSITING_MODE=1` + `MALLOC_ARENA_MAX=2` + \
+                `MALLOC_MMAP_THRESHOLD_=131072`",
         env: &[
-            ("MALLOC_ARENA_MAX", "2"),
             ("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
+            ("MALLOC_ARENA_MAX", "2"),
+            ("MALLOC_MMAP_THRESHOLD_", "131072"),
         ],
         full: true,
     },
@@ -109,7 +121,7 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
     // Per variant: the median round, by process.
     let mut rows = Vec::new();
     let mut medians = Vec::new();
-    for (variant, runs) in VARIANTS.iter().zip(&mut readings) {
+    for (i, (variant, runs)) in VARIANTS.iter().zip(&mut readings).enumerate() {
         runs.sort_by_key(|r| r.pss);
         let median = runs[(runs.len() - 1) / 2].clone();
         let pss_of = |name: &str| {
@@ -121,7 +133,7 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
                 .sum::<u64>()
         };
         rows.push(vec![
-            variant.label.to_owned(),
+            format!("({}) {}", i + 1, variant.label),
             format!(
                 "**{}** ({} – {})",
                 mib(median.pss),
@@ -145,10 +157,9 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
         &rows,
     );
 
-    // By kind of mapping: the full inbox as shipped, next to the empty one.
-    let (shipped, empty) = (&medians[0], &medians[1]);
+    // By kind of mapping, per process: every variant's median round.
     let mut kinds: Vec<&'static str> = Vec::new();
-    for reading in [shipped, empty] {
+    for reading in &medians {
         for (_, _, by_kind) in &reading.processes {
             for kind in by_kind.keys() {
                 if !kinds.contains(kind) {
@@ -157,11 +168,6 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
             }
         }
     }
-    let programs = [
-        "answer-inbox-desktop",
-        "WebKitWebProcess",
-        "WebKitNetworkProcess",
-    ];
     let kib_of = |reading: &Reading, program: &str, kind: &str| -> u64 {
         reading
             .processes
@@ -170,27 +176,35 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
             .filter_map(|(_, _, k)| k.get(kind))
             .sum()
     };
-    let mut rows = Vec::new();
-    for kind in &kinds {
-        let mut row = vec![(*kind).to_owned()];
-        for program in programs {
-            let (full, bare) = (kib_of(shipped, program, kind), kib_of(empty, program, kind));
-            row.push(format!(
-                "{} ({:+.1})",
-                mib(full),
-                (full as f64 - bare as f64) / 1024.0
-            ));
+    let labels: Vec<String> = (1..=VARIANTS.len()).map(|i| format!("({i})")).collect();
+    for program in [
+        "answer-inbox-desktop",
+        "WebKitWebProcess",
+        "WebKitNetworkProcess",
+    ] {
+        let mut rows = Vec::new();
+        for kind in &kinds {
+            let values: Vec<u64> = medians.iter().map(|m| kib_of(m, program, kind)).collect();
+            if values.iter().all(|&v| v < 512) {
+                continue; // under 0.5 MiB everywhere
+            }
+            let mut row = vec![(*kind).to_owned()];
+            row.extend(values.into_iter().map(mib));
+            rows.push(row);
         }
-        rows.push(row);
+        let title = format!("{program}: PSS by mapping, variant");
+        let mut headers: Vec<&str> = vec![&title];
+        headers.extend(labels.iter().map(String::as_str));
+        table(&headers, &rows);
     }
-    table(
-        &[
-            "PSS by mapping, as shipped: N pending (change from the empty inbox, MiB)",
-            "answer-inbox-desktop",
-            "WebKitWebProcess",
-            "WebKitNetworkProcess",
-        ],
-        &rows,
+    println!(
+        "Variants: {}.\n",
+        VARIANTS
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("({}) {}", i + 1, v.label))
+            .collect::<Vec<_>>()
+            .join("; ")
     );
     Ok(())
 }
