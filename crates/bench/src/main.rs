@@ -183,6 +183,20 @@ fn header(args: &[String]) {
     println!("- machine: {}", machine());
     println!("- temp dirs: {}", temp_filesystem());
     println!("- load average at start: {}", load_average());
+    let tuning: Vec<String> = std::env::vars()
+        .filter(|(name, _)| {
+            ["WEBKIT_", "MALLOC_", "JSC_"]
+                .iter()
+                .any(|p| name.starts_with(p))
+        })
+        .map(|(name, value)| format!("`{name}={value}`"))
+        .collect();
+    if !tuning.is_empty() {
+        println!(
+            "- environment (inherited by the apps started): {}",
+            tuning.join(", ")
+        );
+    }
     println!();
 }
 

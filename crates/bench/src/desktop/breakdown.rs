@@ -22,7 +22,7 @@ use super::memory::{mib, tree_memory, wait_steady};
 use super::{app_title, DesktopBench, Inbox};
 use crate::stats::{table, thousands};
 
-const ROUNDS: usize = 2;
+const ROUNDS: usize = 3;
 const READINGS: usize = 3;
 
 /// A variant: its label, the environment it adds, and whether the inbox is the full one.
@@ -86,6 +86,9 @@ struct Reading {
     /// After the readings: the app process's PSS and the tree's once glibc was asked to give
     /// back the memory it holds free (`malloc_trim(0)`, called through gdb), if gdb could.
     trimmed: Option<(u64, u64)>,
+    /// WebKit processes outside this tree during the reading (another app's, a test's):
+    /// they share the libraries' pages, which lowers this tree's PSS.
+    strangers: usize,
 }
 
 pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
@@ -208,6 +211,16 @@ pub fn run(bench: &DesktopBench, n: usize) -> anyhow::Result<()> {
         headers.extend(labels.iter().map(String::as_str));
         table(&headers, &rows);
     }
+    let shared: usize = readings
+        .iter()
+        .flatten()
+        .filter(|r| r.strangers > 0)
+        .count();
+    println!(
+        "Readings taken while other WebKit processes ran on the machine (their shared pages \
+         lower PSS): {shared} of {}.\n",
+        readings.iter().map(Vec::len).sum::<usize>()
+    );
     println!(
         "Variants: {}.\n",
         VARIANTS
@@ -228,6 +241,7 @@ fn read_tree(root: u32) -> Reading {
         pss: tree_memory(root).pss,
         processes: Vec::new(),
         trimmed: None,
+        strangers: 0,
     };
     for pid in pids {
         let Ok(smaps) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
@@ -248,7 +262,32 @@ fn read_tree(root: u32) -> Reading {
         let pss = kinds.values().sum();
         reading.processes.push((name, pss, kinds));
     }
+    reading.strangers = webkit_processes().saturating_sub(
+        reading
+            .processes
+            .iter()
+            .filter(|(name, _, _)| name.starts_with("WebKit"))
+            .count(),
+    );
     reading
+}
+
+/// WebKit processes on the machine, ours included.
+fn webkit_processes() -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("comm")).ok())
+        .filter(|comm| comm.starts_with("WebKit"))
+        .count()
 }
 
 /// Sums `Pss:` of each mapping in `smaps` by its kind.
