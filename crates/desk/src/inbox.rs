@@ -110,7 +110,8 @@ impl Inbox {
             IpcError::new(
                 ErrorCode::Storage,
                 "the inbox did not answer in time: it is waiting out a failure (see the \
-                 message above); nothing was written yet, and it will go on by itself",
+                 message above). Your request is queued and is carried out when it recovers, \
+                 unless the request was settled first; the list shows what stands",
             )
         })
     }

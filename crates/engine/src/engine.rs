@@ -215,10 +215,15 @@ impl Engine {
             }
             Command::PlaceDemo { reply } => {
                 let placed = crate::demo::place_demo(&self.spool);
-                if placed.is_ok() {
-                    // Ingested at once, not when their file events come back.
-                    if let Err(error) = self.sync() {
-                        tracing::warn!("demo requests placed, but the scan failed: {error}");
+                if let Ok(ids) = &placed {
+                    // Ingested at once, not when their file events come back; only these
+                    // files, not a scan of the whole spool.
+                    let paths: Vec<PathBuf> = ids
+                        .iter()
+                        .map(|id| self.spool.path(Area::Questions, id))
+                        .collect();
+                    if let Err(error) = self.handle_paths(&paths) {
+                        tracing::warn!("demo requests placed, but not yet ingested: {error}");
                     }
                 }
                 let _ = reply.send(placed);
