@@ -34,13 +34,16 @@ pub async fn open_request(desk: State<'_, Arc<Desk>>, id: String) -> Answer<Requ
     desk.inbox().request(&id)
 }
 
+/// `version`: the `RequestView::version` the window showed; a request file that no longer
+/// has it is not answered (`changed`).
 #[tauri::command]
 pub async fn submit_answers(
     desk: State<'_, Arc<Desk>>,
     id: String,
     answers: Map<String, Value>,
+    version: String,
 ) -> Answer<SubmitResult> {
-    desk.answer(&id, &answers)
+    desk.answer(&id, &answers, &version)
 }
 
 #[tauri::command]
@@ -48,8 +51,9 @@ pub async fn decline_request(
     desk: State<'_, Arc<Desk>>,
     id: String,
     reason: String,
+    version: String,
 ) -> Answer<SubmitResult> {
-    desk.decline(&id, &reason)
+    desk.decline(&id, &reason, &version)
 }
 
 /// The problems the answers given so far would be refused for; empty when they can be

@@ -64,13 +64,19 @@ fn confirm(title: &str) -> String {
     .to_string()
 }
 
+/// Who the app records as answering: the OS account it runs as (the tests' own), whatever
+/// `$USER` says.
+fn me() -> String {
+    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
+}
+
 /// The outcome's fields that a person's answer decides, the rest checked for shape.
 fn assert_answered(outcome: &Value, id: &str, answers: Value, custom: Value) {
     assert_eq!(outcome["id"], id, "{outcome:#}");
     assert_eq!(outcome["status"], "answered", "{outcome:#}");
     assert_eq!(outcome["answers"], answers, "{outcome:#}");
     assert_eq!(outcome["custom"], custom, "{outcome:#}");
-    assert_eq!(outcome["answered_by"], "operator:e2e", "{outcome:#}");
+    assert_eq!(outcome["answered_by"], me().as_str(), "{outcome:#}");
     assert_eq!(outcome["defaulted"], json!([]), "{outcome:#}");
 }
 
@@ -283,7 +289,7 @@ async fn declining_with_a_reason_writes_a_declined_outcome() {
     assert_eq!(outcome["status"], "declined", "{outcome:#}");
     assert_eq!(outcome["reason"], "Not during the freeze.", "{outcome:#}");
     assert_eq!(outcome["answers"], json!({}), "{outcome:#}");
-    assert_eq!(outcome["answered_by"], "operator:e2e", "{outcome:#}");
+    assert_eq!(outcome["answered_by"], me().as_str(), "{outcome:#}");
     d.find("[data-testid=result]").await;
     d.finish().await;
 }
@@ -449,12 +455,10 @@ async fn an_answer_from_another_instance_wins_and_is_shown() {
     d.open("deploy-3").await;
     d.click("[data-testid=yes]").await;
 
-    // Another inbox (its own database) settles it first.
+    // Another inbox (its own database; the same account, as answers are recorded under the
+    // OS account) settles it first.
     let other_db = d.root().join("other/inbox.sqlite3");
-    let out = d.cli(
-        &other_db,
-        &["answer", "deploy-3", "--set", "q1=no", "--as", "other"],
-    );
+    let out = d.cli(&other_db, &["answer", "deploy-3", "--set", "q1=no"]);
     assert!(
         out.status.success(),
         "the other instance answers: {}",
@@ -466,7 +470,7 @@ async fn an_answer_from_another_instance_wins_and_is_shown() {
     // be submitted over it.
     let notice = d.text("[data-testid=notice]").await;
     assert!(
-        notice.contains("operator:other"),
+        notice.contains(&me()),
         "the notice names who settled it: {notice}"
     );
     let submit = d.find("[data-testid=submit]").await;
@@ -490,7 +494,7 @@ async fn an_answer_from_another_instance_wins_and_is_shown() {
         .attr("title")
         .await
         .unwrap();
-    assert_eq!(by.as_deref(), Some("operator:other"));
+    assert_eq!(by, Some(me()));
     let answer = d
         .find_in(&shown, "[data-testid=outcome-answer][data-qid=\"q1\"]")
         .await;
@@ -513,7 +517,7 @@ async fn an_answer_from_another_instance_wins_and_is_shown() {
     d.press_notification_action("Deploy SPEC-042", "answer:yes");
     let banner = d.text("[data-testid=error-banner]").await;
     assert!(
-        banner.contains("already") && banner.contains("operator:other"),
+        banner.contains("already") && banner.contains(&me()),
         "the window reports the refused notification answer: {banner}"
     );
     assert_eq!(
@@ -521,6 +525,78 @@ async fn an_answer_from_another_instance_wins_and_is_shown() {
         written,
         "the outcome file is still unchanged"
     );
+    d.finish().await;
+}
+
+/// "Deploy build 7 to staging?", and the request swapped in for it under the same id.
+const STAGING: &str = r#"{"inbox": 1, "title": "Deploy build 7",
+  "source": {"app": "planu", "run": "run-7"},
+  "questions": [{"id": "go", "type": "confirm", "question": "Deploy build 7 to staging?"}]}"#;
+const PRODUCTION: &str = r#"{"inbox": 1, "title": "Deploy build 7",
+  "source": {"app": "planu", "run": "run-7"},
+  "questions": [{"id": "go", "type": "confirm", "question": "Deploy build 7 to PRODUCTION?"}]}"#;
+
+/// The window shows a request; its file is then replaced by another request under the same
+/// id; the operator answers what the window shows. The answer is refused (it would approve
+/// what the operator never saw), the window says why on the request, no outcome is written,
+/// and the request shows as blocked, there and in the list.
+#[tokio::test]
+async fn a_request_swapped_after_it_was_shown_is_refused_and_shown_blocked() {
+    let d = Desktop::start().await;
+    d.place_request("deploy-7", STAGING);
+    d.open("deploy-7").await;
+    let question = d.question(0, "go").await;
+    let shown = d.text_of(&question).await;
+    assert!(shown.contains("to staging?"), "shown: {shown}");
+    d.click("[data-testid=yes]").await;
+
+    // A different body renamed over the file the window shows.
+    d.place_request("deploy-7", PRODUCTION);
+    d.submit().await;
+
+    // "changed" when the answer found the swap first, "blocked" when the loop saw it first.
+    let refused = d.text("[data-testid=refused]").await;
+    assert!(
+        refused.contains("changed after you opened it")
+            || refused.contains("blocked after you opened it"),
+        "the window says why: {refused}"
+    );
+    assert!(
+        refused.contains("not answered") || refused.contains("nothing was sent"),
+        "the window says nothing was sent: {refused}"
+    );
+    let blocked = d.text("[data-testid=blocked-notice]").await;
+    assert!(
+        blocked.contains("changed after it was placed"),
+        "the request shows as blocked, with the reason: {blocked}"
+    );
+    d.find("[data-testid=request-blocked]").await;
+    let submit = d.find("[data-testid=submit]").await;
+    assert!(
+        !submit.is_enabled().await.unwrap(),
+        "a blocked request cannot be answered"
+    );
+    let decline = d.find("[data-testid=decline]").await;
+    assert!(!decline.is_enabled().await.unwrap(), "nor declined");
+    let page = d.text("[data-testid=answer-view]").await;
+    assert!(
+        !page.contains("PRODUCTION"),
+        "the swapped-in question is never shown as the one to answer: {page}"
+    );
+    d.capture("swapped-request-refused").await;
+    assert!(
+        !d.outcome_path("deploy-7").exists(),
+        "no outcome is written"
+    );
+
+    // In the list, too.
+    d.click("[data-testid=back-to-list]").await;
+    let row = d.row("deploy-7").await;
+    let badge = d.find_in(&row, "[data-testid=row-blocked]").await;
+    let badge = d.text_of(&badge).await;
+    assert!(badge.contains("blocked"), "the row's badge: {badge}");
+    d.capture("swapped-request-blocked-row").await;
+    assert!(!d.outcome_path("deploy-7").exists());
     d.finish().await;
 }
 

@@ -833,3 +833,140 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     names
 }
+
+/// Is `c` something no terminal may get raw from the inbox? The protocol's text policy
+/// decides; a newline is the one hidden character output may hold raw (it ends a row).
+fn raw_hidden(text: &str) -> Vec<String> {
+    text.chars()
+        .filter(|&c| c != '\n' && inbox_protocol::text::is_hidden(c))
+        .map(|c| c.escape_unicode().to_string())
+        .collect()
+}
+
+/// The corpus's title and source attacks, through every text surface of the command line:
+/// `list` has one row per request whatever the titles hold, `show` one `source:` field and
+/// its title on one line, and neither (nor their `--json`) lets a hidden character out raw.
+#[test]
+fn hidden_characters_and_newlines_neither_reach_the_terminal_nor_forge_rows() {
+    let inbox = util::Inbox::new();
+    let ids = [
+        "hidden-chars-in-title-and-source",
+        "newline-in-title-and-source",
+        "terminal-escapes",
+    ];
+    for id in ids {
+        let body = std::fs::read_to_string(corpus_dir().join(format!("{id}.json"))).unwrap();
+        inbox.place(id, &body);
+    }
+    let mut failures = Vec::new();
+    let mut run = |args: &[&str]| {
+        let out = inbox.run(args);
+        let (stdout, stderr) = (util::stdout(&out), util::stderr(&out));
+        if util::code(&out) != 0 {
+            failures.push(format!("{args:?} failed: {stderr}"));
+        }
+        for (stream, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+            let raw = raw_hidden(text);
+            if !raw.is_empty() {
+                failures.push(format!("{args:?}: raw {raw:?} on {stream}:\n{text}"));
+            }
+        }
+        stdout
+    };
+
+    let list = run(&["list"]);
+    let rows: Vec<&str> = list.lines().collect();
+    let table_ok = rows.len() == ids.len() + 1
+        && ids.iter().all(|id| rows.iter().filter(|r| r.starts_with(id)).count() == 1);
+    let list_json = run(&["list", "--json"]);
+    let show_escapes = run(&["show", "hidden-chars-in-title-and-source"]);
+    let show_newlines = run(&["show", "newline-in-title-and-source"]);
+    let show_json = run(&["show", "newline-in-title-and-source", "--json"]);
+    run(&["show", "terminal-escapes"]);
+
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(table_ok, "one header and one row per request:\n{list}");
+    // Shown, visibly: the reader can see something is there.
+    for escaped in [r"\u{202e}", r"\u{2028}", r"\u{61c}", r"\u{200f}", r"\u{200b}"] {
+        assert!(show_escapes.contains(escaped), "{escaped} in:\n{show_escapes}");
+    }
+    assert!(show_escapes.contains(r"app ci\u{2066}x\u{2069}"), "{show_escapes}");
+    let first = show_newlines.lines().next().unwrap();
+    assert_eq!(
+        first,
+        r"Deploy\nforged-row  normal  Fake title  -  1  1s  —\r\ncarriage",
+        "the title is the first line, whole"
+    );
+    let source_fields = show_newlines
+        .lines()
+        .filter(|l| l.trim_start().starts_with("source:"))
+        .count();
+    assert_eq!(source_fields, 1, "a newline forged a field:\n{show_newlines}");
+    assert!(
+        show_newlines.contains(r"app ci\n  source:   app trusted-app · tool t\tx"),
+        "{show_newlines}"
+    );
+    // The description is text that may span lines: its newline stays.
+    assert!(show_newlines.contains("line one\n"), "{show_newlines}");
+    // JSON escapes hidden characters its own way, and still means the same strings.
+    let rows: Value = serde_json::from_str(&list_json).unwrap();
+    let titled = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "hidden-chars-in-title-and-source")
+        .unwrap();
+    assert_eq!(
+        titled["title"],
+        "Deploy \u{202e}staging\u{202c} now\u{200f}\u{61c}\u{2028}forged\u{200b}"
+    );
+    let detail: Value = serde_json::from_str(&show_json).unwrap();
+    assert_eq!(detail["source"]["app"], "ci\n  source:   app trusted-app");
+}
+
+/// Escape sequences on the error paths: an id typed (or pasted) with one in it, and a
+/// decline reason holding one, must come back on standard error escaped and on one line.
+#[test]
+fn escape_sequences_in_errors_reach_standard_error_escaped() {
+    let inbox = util::Inbox::new();
+    inbox.place(
+        "deploy",
+        r#"{"inbox": 1, "title": "Deploy?", "questions": [{"id": "go", "question": "Go?", "type": "confirm"}]}"#,
+    );
+    let hostile_id = "x\u{1b}[2J\u{1b}]0;pwned\u{7}\nanswer-inbox: forged line";
+    let attempts: [&[&str]; 5] = [
+        &["answer", hostile_id, "--set", "go=true"],
+        &["cancel", hostile_id],
+        &["show", hostile_id],
+        &["answer", "deploy", "--set", "g\u{1b}[31mo\u{202e}=true"],
+        &["answer", "deploy", "--set", "go=y\u{1b}[2Jes"],
+    ];
+    for args in attempts {
+        let out = inbox.run(args);
+        let stderr = util::stderr(&out);
+        assert_ne!(util::code(&out), 0, "{args:?} should fail");
+        assert!(raw_hidden(&stderr).is_empty(), "{args:?}: {stderr:?}");
+        assert!(stderr.contains(r"\u{1b}"), "{args:?} shows the escape: {stderr:?}");
+        assert!(
+            !stderr.lines().any(|l| l.starts_with("answer-inbox: forged")),
+            "{args:?} forged a line: {stderr:?}"
+        );
+    }
+
+    // A reason is the operator's, but it is still text from a file when shown.
+    let reason = "not now\u{1b}[2J\nstatus:   answered";
+    let out = inbox.run(&["answer", "deploy", "--decline", reason]);
+    assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
+    for args in [&["show", "deploy"][..], &["cancel", "deploy"], &["list", "--all"]] {
+        let out = inbox.run(args);
+        let (stdout, stderr) = (util::stdout(&out), util::stderr(&out));
+        assert!(raw_hidden(&stdout).is_empty(), "{args:?}: {stdout}");
+        assert!(raw_hidden(&stderr).is_empty(), "{args:?}: {stderr}");
+        if args[0] == "show" {
+            assert!(
+                stdout.contains(r"reason:   not now\u{1b}[2J\nstatus:   answered"),
+                "{stdout}"
+            );
+        }
+    }
+}

@@ -13,3 +13,5 @@ mod mcp;
 mod notifications;
 mod overflow;
 mod race;
+mod spool_safety;
+mod team;

@@ -116,11 +116,13 @@ fn a_new_request_raises_its_own_notification_and_a_burst_one_summary() {
         "the title is shown: {}",
         call.raw
     );
-    assert!(
-        call.body.contains("planu / run-7f3a"),
-        "the source is shown: {}",
+    // Who asks, then the question itself; `watch` takes no presses, so no buttons.
+    assert_eq!(
+        call.body, "planu / run-7f3a\nDeploy to production?",
+        "the source and the question are shown: {}",
         call.raw
     );
+    assert!(call.actions.is_empty(), "{}", call.raw);
 
     let burst: Vec<String> = (0..40).map(|i| format!("burst-{i:02}")).collect();
     for id in &burst {

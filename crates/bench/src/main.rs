@@ -11,6 +11,7 @@
 //! inbox-bench overflow [--requests N=50000] [--queue EVENTS] [--writers W]
 //! inbox-bench crash [--kills N=200] [--workers N] [--seed S] [--no-cancel]
 //! inbox-bench race [--engines N=4] [--requests N=1000] [--poll] [--seed S]
+//! inbox-bench team [--requests N=500] [--workers N=2] [--seed S]   (root, FUSE: sshfs)
 //! inbox-bench desktop [N=10000]         (not part of `all`: about 10 minutes)
 //! inbox-bench desktop-memory [N=10000]
 //! inbox-bench desktop-window [N=10000]
@@ -32,6 +33,7 @@ mod reliability;
 mod roundtrip;
 mod startup;
 mod stats;
+mod team;
 
 use std::process::{Command, ExitCode};
 
@@ -88,6 +90,9 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         if command == "overflow" {
             return overflow::run(args, flags);
         }
+        if command == "team" {
+            return team::run(args, flags);
+        }
     }
     // The baseline process of `autonomous-burst`: no header, it runs until killed.
     if let Some(("bare-responder", rest)) = args.split_first().map(|(c, r)| (c.as_str(), r)) {
@@ -127,7 +132,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
             return all(args);
         }
         "-h" | "--help" | "help" => {
-            println!("{USAGE}\n{}", reliability::USAGE);
+            println!("{USAGE}\n{}\n{}", reliability::USAGE, team::USAGE);
             return Ok(());
         }
         _ => anyhow::bail!("{USAGE}"),

@@ -84,7 +84,7 @@ fn run_race(args: &[String], options: &[String]) -> anyhow::Result<()> {
 }
 
 /// The release `answer-inbox` next to this binary: the same profile as the benchmark.
-fn binary() -> anyhow::Result<PathBuf> {
+pub(crate) fn binary() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let path = exe
         .parent()
@@ -100,7 +100,7 @@ fn binary() -> anyhow::Result<PathBuf> {
 }
 
 /// The binary's path, size and build time: which build the figures belong to.
-fn describe(path: &std::path::Path) -> String {
+pub(crate) fn describe(path: &std::path::Path) -> String {
     let meta = std::fs::metadata(path).ok();
     let built = meta
         .as_ref()
@@ -115,13 +115,17 @@ fn describe(path: &std::path::Path) -> String {
 }
 
 /// `--name VALUE` options and `--flag` switches, each at most once.
-struct Options {
+pub(crate) struct Options {
     values: Vec<(String, String)>,
     flags: Vec<String>,
 }
 
 impl Options {
-    fn parse(args: &[String], valued: &[&str], switches: &[&str]) -> anyhow::Result<Options> {
+    pub(crate) fn parse(
+        args: &[String],
+        valued: &[&str],
+        switches: &[&str],
+    ) -> anyhow::Result<Options> {
         let mut options = Options {
             values: Vec::new(),
             flags: Vec::new(),
@@ -148,7 +152,7 @@ impl Options {
     }
 
     /// A positive number (`_` separators allowed).
-    fn number(&mut self, name: &str, default: usize) -> anyhow::Result<usize> {
+    pub(crate) fn number(&mut self, name: &str, default: usize) -> anyhow::Result<usize> {
         match self.value(name) {
             None => Ok(default),
             Some(text) => text
@@ -160,7 +164,7 @@ impl Options {
         }
     }
 
-    fn seed(&mut self, default: u64) -> anyhow::Result<u64> {
+    pub(crate) fn seed(&mut self, default: u64) -> anyhow::Result<u64> {
         match self.value("--seed") {
             None => Ok(default),
             Some(text) => text

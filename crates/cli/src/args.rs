@@ -56,6 +56,18 @@ pub struct LocationArgs {
         value_parser = path_or_empty()
     )]
     pub db: Option<PathBuf>,
+
+    /// Team mode: the spool is shared by the members of GROUP (a setgid group directory,
+    /// group-readable files); requests and outcomes from accounts outside the group are
+    /// refused. Without it the spool is private to your account (docs/SECURITY.md).
+    #[arg(
+        long,
+        global = true,
+        env = "ANSWER_INBOX_TEAM",
+        value_name = "GROUP",
+        help_heading = "Global options"
+    )]
+    pub team: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -155,13 +167,18 @@ pub struct ShowArgs {
     long_about = "Answer or decline a request. The answers are checked against the request's \
     questions; the outcome file is written into the spool by this command itself, and the \
     first outcome written wins.\n\n\
+    The answer is recorded as `operator:<your OS account>`, the owner of the file written.\n\n\
     Exit 0 written (the outcome JSON goes to standard output); 1 invalid answers (nothing is \
     written; each problem is named), a malformed --answers/--set, or an unknown request; \
-    3 already settled (says by whom and how) or cancelled by its asker.",
+    3 already settled (says by whom and how) or cancelled by its asker; 4 kept (the spool \
+    would not take the file yet); 5 the request changed: it is not the version you were \
+    shown (--version) or its file changed after it was placed, nothing written; 6 blocked: \
+    an invalid outcome file or a changed file blocks the request, nothing written.",
     after_help = "Examples:\n  \
         answer-inbox answer deploy-42 --set target=production --set migrate=yes\n  \
         answer-inbox answer pick-7 --set tags=payments --set tags=frontend\n  \
         answer-inbox answer deploy-42 --answers '{\"target\": \"staging\", \"migrate\": false}'\n  \
+        answer-inbox answer deploy-42 --version 3f2a9c81d0e4 --set migrate=yes\n  \
         answer-inbox answer deploy-42 --decline 'not during the freeze'"
 )]
 #[command(group(clap::ArgGroup::new("response").required(true).args(["answers", "set", "decline"])))]
@@ -182,9 +199,12 @@ pub struct AnswerArgs {
     #[arg(long, value_name = "REASON")]
     pub decline: Option<String>,
 
-    /// Who answers: recorded as `operator:NAME` [default: $USER, else $LOGNAME, else "operator"].
-    #[arg(long = "as", value_name = "NAME")]
-    pub operator: Option<String>,
+    /// The version of the request you were shown (`show` prints it): its SHA-256, or the
+    /// first 12 or more hex digits. The answer is refused (exit 5) if the request is not
+    /// that version. Without it, the answer binds to the version the inbox holds, which is
+    /// what `list` and `show` display.
+    #[arg(long, value_name = "HASH")]
+    pub version: Option<String>,
 }
 
 /// Withdraw a pending request (the asker's side): places its cancel tombstone.

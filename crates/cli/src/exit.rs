@@ -12,6 +12,12 @@ pub const ALREADY_SETTLED: u8 = 3;
 /// `answer`: the answer is recorded in the inbox's database but the spool would not take
 /// its outcome file yet (read-only or full); the inbox writes it as soon as it can.
 pub const KEPT: u8 = 4;
+/// `answer`: the request is not the version the operator was shown (`--version`), or its
+/// file changed after it was placed; nothing was written.
+pub const CHANGED: u8 = 5;
+/// `answer`: nobody may answer the request here: an invalid outcome file stands in its
+/// place, or its file changed after it was placed; nothing was written.
+pub const BLOCKED: u8 = 6;
 /// `ask --wait`: the operator declined.
 pub const DECLINED: u8 = 10;
 /// `ask --wait`: time ran out and defaults could not answer.
@@ -20,6 +26,9 @@ pub const EXPIRED: u8 = 11;
 pub const REJECTED: u8 = 12;
 /// `ask --wait`: the asker cancelled the request.
 pub const CANCELLED: u8 = 13;
+/// `ask --wait`: the outcome file cannot be trusted (it does not answer this request, or
+/// its answers do not fit the questions); it is reported, never taken as an answer.
+pub const BAD_OUTCOME: u8 = 14;
 /// `ask --wait --timeout`: nothing came in time; the request stays pending.
 pub const TIMED_OUT: u8 = 124;
 

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use inbox_engine::{locations, Engine, Spool};
+use inbox_engine::{locations, Engine, Spool, Trust};
 
 use crate::args::LocationArgs;
 
@@ -40,12 +40,36 @@ fn given_or_default(
     }
 }
 
+/// Who the spool is for: `--team GROUP` (or `ANSWER_INBOX_TEAM`), else private.
+pub fn trust(args: &LocationArgs) -> Trust {
+    match args.team.as_deref().map(str::trim) {
+        Some(group) if !group.is_empty() => Trust::Team {
+            group: group.to_owned(),
+        },
+        _ => Trust::Private,
+    }
+}
+
 /// Opens (creating if needed) the spool.
 pub fn open_spool(args: &LocationArgs) -> Result<Spool> {
-    Ok(locations::open_spool(&spool_path(args)?)?)
+    let path = spool_path(args)?;
+    let spool = Spool::open_with(&path, trust(args))
+        .with_context(|| format!("cannot open the spool {}", path.display()))?;
+    warn(&spool);
+    Ok(spool)
 }
 
 /// Opens the spool and the database as an engine, without events or notifications.
 pub fn open_engine(args: &LocationArgs) -> Result<Engine> {
-    Ok(locations::open_engine(&spool_path(args)?, &db_path(args)?)?)
+    let engine = locations::open_engine_with(&spool_path(args)?, &db_path(args)?, trust(args))?;
+    warn(engine.spool());
+    Ok(engine)
+}
+
+/// Says on standard error what makes the spool unsafe to trust (writable by others, owned
+/// by another account), every time: a warning seen once is soon forgotten.
+fn warn(spool: &Spool) {
+    for warning in spool.warnings() {
+        crate::output::stderr(&format!("warning: {warning}"));
+    }
 }

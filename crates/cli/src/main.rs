@@ -25,7 +25,10 @@ fn main() -> ExitCode {
     match dispatch(&cli) {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("answer-inbox: {error:#}");
+            // Errors quote ids, titles, labels and file names from the spool or the command
+            // line: printed by the text policy, like everything else, so an escape sequence
+            // in a request cannot reach the terminal through an error.
+            output::stderr(&format!("answer-inbox: {error:#}"));
             ExitCode::from(exit::FAILURE)
         }
     }

@@ -3,12 +3,19 @@
 //!
 //! A leaf: it renders the engine's and the protocol's types, never a command's own (those
 //! render themselves, using the pieces here), so commands import it and not the reverse.
+//!
+//! Every string from a request or an outcome file goes through the protocol's text policy
+//! (`inbox_protocol::text`): one-line fields (ids, titles, labels, source fields, answers,
+//! reasons, who answered) through [`line`], so a newline cannot forge a row of `list` or a
+//! field of `show`; descriptions and question texts through [`lines`], which keeps their
+//! newlines. Either way nothing invisible or terminal-controlling is printed raw.
 
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Local, TimeDelta, Utc};
 use inbox_engine::store::LoggedEvent;
 use inbox_engine::{RequestDetail, RequestSummary, State};
+use inbox_protocol::text::{multi_line, one_line};
 use inbox_protocol::{
     Outcome, Problem, Question, QuestionKind, Request, Rules, Source, TextFormat,
 };
@@ -18,13 +25,29 @@ use serde_json::Value;
 const TITLE_WIDTH: usize = 48;
 const NONE: &str = "—";
 
-/// One indented line per problem: `  /pointer: message`.
+/// One indented line per problem: `  /pointer: message`. Both parts may quote a request
+/// (a label, a key), so each is kept to one line.
 pub fn problem_lines(problems: &[Problem]) -> String {
     problems
         .iter()
-        .map(|problem| format!("  {problem}"))
+        .map(|problem| format!("  {}", problem_line(problem)))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `/pointer: message` on one line, with nothing hidden.
+pub fn problem_line(problem: &Problem) -> String {
+    line(&problem.to_string())
+}
+
+/// A one-line field from a file, as shown: see the module's introduction.
+pub fn line(text: &str) -> String {
+    one_line(text).into_owned()
+}
+
+/// Text from a file that may span lines, as shown: see the module's introduction.
+pub fn lines(text: &str) -> String {
+    multi_line(text).into_owned()
 }
 
 /// The `list` table. `with_status` adds a STATUS column (for `--all`).
@@ -36,7 +59,7 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
     header.extend(["PRIORITY", "TITLE", "SOURCE", "Q", "AGE", "EXPIRES"]);
     let mut table: Vec<Vec<String>> = vec![header.into_iter().map(str::to_owned).collect()];
     for row in rows {
-        let mut cells = vec![row.id.clone()];
+        let mut cells = vec![line(&row.id)];
         if with_status {
             cells.push(row.state.as_str().to_owned());
         }
@@ -46,8 +69,8 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
         };
         // An answer the spool has not taken yet must not look like a request still waiting.
         let title = match row.unwritten {
-            Some(_) => format!("[answer not yet written] {}", one_line(&row.title)),
-            None => one_line(&row.title),
+            Some(_) => format!("[answer not yet written] {}", line(&row.title)),
+            None => line(&row.title),
         };
         cells.extend([
             enum_text(&row.priority),
@@ -88,9 +111,10 @@ fn align(table: &[Vec<String>]) -> String {
 
 /// `app/run/tool`, or a dash.
 pub fn source_short(source: &Source) -> String {
-    let parts: Vec<&str> = [&source.project, &source.app, &source.run, &source.tool]
+    let parts: Vec<String> = [&source.project, &source.app, &source.run, &source.tool]
         .iter()
         .filter_map(|part| part.as_deref())
+        .map(line)
         .collect();
     if parts.is_empty() {
         NONE.to_owned()
@@ -111,13 +135,13 @@ fn source_long(source: &Source) -> String {
         ("url", &source.url),
     ]
     .iter()
-    .filter_map(|(key, value)| value.as_deref().map(|v| format!("{key} {v}")))
+    .filter_map(|(key, value)| value.as_deref().map(|v| format!("{key} {}", line(v))))
     .collect();
     parts.extend(
         source
             .extra
             .iter()
-            .map(|(key, value)| format!("{key} {}", value_text(value))),
+            .map(|(key, value)| format!("{} {}", line(key), line(&value_text(value)))),
     );
     if parts.is_empty() {
         NONE.to_owned()
@@ -167,10 +191,6 @@ fn truncate(text: &str, width: usize) -> String {
     cut
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// `1 question`, `3 questions`.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
@@ -214,9 +234,9 @@ fn indent(text: &str, by: &str) -> String {
 pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>) -> String {
     let summary = &detail.summary;
     let mut text = String::new();
-    let _ = writeln!(text, "{}", summary.title);
+    let _ = writeln!(text, "{}", line(&summary.title));
     let mut fields: Vec<(&str, String)> = vec![
-        ("id", summary.id.clone()),
+        ("id", line(&summary.id)),
         ("status", summary.state.as_str().to_owned()),
         ("source", source_long(&summary.source)),
         ("priority", enum_text(&summary.priority)),
@@ -268,7 +288,7 @@ pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>
         let _ = writeln!(
             text,
             "\nAnswer with: answer-inbox answer {} --set QID=VALUE ... (or --decline REASON)",
-            summary.id
+            line(&summary.id)
         );
     }
     text
@@ -293,10 +313,10 @@ fn questions(request: &Request) -> String {
     if request.confirm_title.is_some() || request.confirm_description.is_some() {
         let _ = writeln!(text, "\nBefore submitting");
         if let Some(title) = &request.confirm_title {
-            let _ = writeln!(text, "  {title}");
+            let _ = writeln!(text, "  {}", line(title));
         }
         if let Some(description) = &request.confirm_description {
-            let _ = writeln!(text, "{}", indent(description, "    "));
+            let _ = writeln!(text, "{}", indent(&lines(description), "    "));
         }
     }
     text
@@ -308,7 +328,7 @@ fn question_text(number: usize, question: &Question) -> String {
         _ if question.required => "required".to_owned(),
         Some(condition) => format!(
             "required when {} is {}",
-            condition.question,
+            line(&condition.question),
             answer_value(&condition.equals)
         ),
         None => "optional".to_owned(),
@@ -316,17 +336,17 @@ fn question_text(number: usize, question: &Question) -> String {
     let label = question
         .label
         .as_deref()
-        .map(|l| format!(" \"{l}\""))
+        .map(|l| format!(" \"{}\"", line(l)))
         .unwrap_or_default();
     let _ = writeln!(
         text,
         "  {number}. {}{label}  [{}, {required}]",
-        question.id,
+        line(&question.id),
         question.wire_type.as_str()
     );
-    let _ = writeln!(text, "{}", indent(&question.question, "     "));
+    let _ = writeln!(text, "{}", indent(&lines(&question.question), "     "));
     if let Some(description) = &question.description {
-        let _ = writeln!(text, "{}", indent(description, "       "));
+        let _ = writeln!(text, "{}", indent(&lines(description), "       "));
     }
     let default = question.default.as_ref();
     // A default among the listed choices is marked there; any other is printed below.
@@ -350,16 +370,16 @@ fn question_text(number: usize, question: &Question) -> String {
             default_marked =
                 !defaults.is_empty() && defaults.iter().all(|id| question.choice(id).is_some());
             for choice in &question.choices {
-                let mut line = format!("       - {}", choice.id);
+                let mut shown = format!("       - {}", line(&choice.id));
                 if choice.label != choice.id {
-                    let _ = write!(line, " ({})", choice.label);
+                    let _ = write!(shown, " ({})", line(&choice.label));
                 }
                 if defaults.contains(&choice.id.as_str()) {
-                    line.push_str("  [default]");
+                    shown.push_str("  [default]");
                 }
-                let _ = writeln!(text, "{line}");
+                let _ = writeln!(text, "{shown}");
                 if let Some(description) = &choice.description {
-                    let _ = writeln!(text, "{}", indent(description, "           "));
+                    let _ = writeln!(text, "{}", indent(&lines(description), "           "));
                 }
             }
             if question.allow_custom {
@@ -368,7 +388,7 @@ fn question_text(number: usize, question: &Question) -> String {
         }
         QuestionKind::Text => {
             if let Some(pattern) = &question.pattern {
-                let _ = writeln!(text, "     must match: {pattern}");
+                let _ = writeln!(text, "     must match: {}", line(pattern));
             }
         }
     }
@@ -430,12 +450,13 @@ fn rules_in_words(rules: &Rules) -> Vec<String> {
     words
 }
 
-/// An answer value: `yes`/`no`, a bare string, or a list.
+/// An answer value: `yes`/`no`, a quoted string, or a list. A string keeps its newlines
+/// (callers show a multi-line value as an indented block); nothing hidden is shown raw.
 fn answer_value(value: &Value) -> String {
     match value {
         Value::Bool(true) => "yes".to_owned(),
         Value::Bool(false) => "no".to_owned(),
-        Value::String(text) => format!("\"{text}\""),
+        Value::String(text) => format!("\"{}\"", lines(text)),
         Value::Array(items) => {
             let items: Vec<String> = items.iter().map(answer_value).collect();
             format!("[{}]", items.join(", "))
@@ -448,20 +469,20 @@ fn outcome_text(outcome: &Outcome) -> String {
     let mut text = String::from("Outcome\n");
     let fields = vec![
         ("status", outcome.status.as_str().to_owned()),
-        ("by", outcome.answered_by.clone()),
+        ("by", line(&outcome.answered_by)),
         ("at", local_time(outcome.answered_at)),
-        ("instance", outcome.instance.clone()),
+        ("instance", line(&outcome.instance)),
     ];
     text.push_str(&key_values(&fields, "  "));
     if let Some(reason) = &outcome.reason {
-        let _ = writeln!(text, "  reason:   {reason}");
+        let _ = writeln!(text, "  reason:   {}", line(reason));
     }
     if !outcome.answers.is_empty() {
         let _ = writeln!(text, "  answers:");
         let width = outcome
             .answers
             .keys()
-            .map(|k| k.chars().count())
+            .map(|k| line(k).chars().count())
             .max()
             .unwrap_or(0);
         for (id, value) in &outcome.answers {
@@ -477,9 +498,21 @@ fn outcome_text(outcome: &Outcome) -> String {
             } else {
                 format!("  ({})", marks.join(", "))
             };
-            let _ = writeln!(text, "    {id:<width$}  {}{marks}", answer_value(value));
+            let shown_id = line(id);
+            let value = answer_value(value);
+            if value.contains('\n') {
+                // A long answer keeps its shape, indented under its id: no line of it can
+                // pass for another answer.
+                let _ = writeln!(
+                    text,
+                    "    {shown_id}:{marks}\n{}",
+                    indent(&value, "        ")
+                );
+            } else {
+                let _ = writeln!(text, "    {shown_id:<width$}  {value}{marks}");
+            }
             if let Some(note) = outcome.notes.as_ref().and_then(|n| n.get(id)) {
-                let _ = writeln!(text, "    {:<width$}  note: {note}", "");
+                let _ = writeln!(text, "    {:<width$}  note: {}", "", line(note));
             }
         }
     }
@@ -491,15 +524,15 @@ fn outcome_text(outcome: &Outcome) -> String {
 
 /// One history entry: `answered by operator:ann on host/instance`, `cancelled, reason: ...`.
 fn event_text(kind: &str, detail: &Value) -> String {
-    let mut text = kind.to_owned();
+    let mut text = line(kind);
     let Value::Object(map) = detail else {
         return text;
     };
     if let Some(Value::String(by)) = map.get("answered_by") {
-        let _ = write!(text, " by {by}");
+        let _ = write!(text, " by {}", line(by));
     }
     if let Some(Value::String(instance)) = map.get("instance") {
-        let _ = write!(text, " on {instance}");
+        let _ = write!(text, " on {}", line(instance));
     }
     for (key, value) in map {
         match (key.as_str(), value) {
@@ -511,12 +544,12 @@ fn event_text(kind: &str, detail: &Value) -> String {
                 let messages: Vec<String> = errors
                     .iter()
                     .filter_map(|e| serde_json::from_value::<Problem>(e.clone()).ok())
-                    .map(|p| p.to_string())
+                    .map(|p| problem_line(&p))
                     .collect();
                 let _ = write!(text, ": {}", messages.join("; "));
             }
             (key, value) => {
-                let _ = write!(text, ", {key}: {}", value_text(value));
+                let _ = write!(text, ", {}: {}", line(key), line(&value_text(value)));
             }
         }
     }

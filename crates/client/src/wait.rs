@@ -29,6 +29,7 @@ pub(crate) fn wait_blocking(
     options: &AskOptions,
 ) -> Result<Reply, AskError> {
     let started = Instant::now();
+    let expected = Expected::of(spool, id);
     let (wake, woken) = std::sync::mpsc::channel::<()>();
     // Watch first, then look: a file placed in between is seen either way.
     let wakers = Wakers::start(spool, options, {
@@ -39,11 +40,11 @@ pub(crate) fn wait_blocking(
     });
     let recheck = wakers.recheck();
     loop {
-        if let Some(reply) = look(spool, id)? {
+        if let Some(reply) = look(spool, id, &expected)? {
             return Ok(reply);
         }
         if let Some(reason) = options.cancel.as_ref().and_then(|token| token.reason()) {
-            return withdraw(spool, id, &reason);
+            return withdraw(spool, id, &reason, &expected);
         }
         let Some(pause) = pause(started, options.timeout, recheck) else {
             return Ok(Reply::TimedOut { id: id.to_owned() });
@@ -64,6 +65,10 @@ pub(crate) async fn wait_async(
     options: &AskOptions,
 ) -> Result<Reply, AskError> {
     let started = Instant::now();
+    let expected = {
+        let (spool, id) = (spool.clone(), id.to_owned());
+        std::sync::Arc::new(off_runtime(move || Expected::of(&spool, &id)).await?)
+    };
     let (wake, mut woken) = tokio::sync::mpsc::unbounded_channel::<()>();
     let wakers = Wakers::start(spool, options, {
         let wake = wake.clone();
@@ -73,13 +78,13 @@ pub(crate) async fn wait_async(
     });
     let recheck = wakers.recheck();
     loop {
-        let (looking, at) = (spool.clone(), id.to_owned());
-        if let Some(reply) = off_runtime(move || look(&looking, &at)).await?? {
+        let (looking, at, expecting) = (spool.clone(), id.to_owned(), expected.clone());
+        if let Some(reply) = off_runtime(move || look(&looking, &at, &expecting)).await?? {
             return Ok(reply);
         }
         if let Some(reason) = options.cancel.as_ref().and_then(|token| token.reason()) {
-            let (spool, id) = (spool.clone(), id.to_owned());
-            return off_runtime(move || withdraw(&spool, &id, &reason)).await?;
+            let (spool, id, expected) = (spool.clone(), id.to_owned(), expected.clone());
+            return off_runtime(move || withdraw(&spool, &id, &reason, &expected)).await?;
         }
         let Some(pause) = pause(started, options.timeout, recheck) else {
             return Ok(Reply::TimedOut { id: id.to_owned() });
@@ -166,11 +171,53 @@ fn watch(spool: &Spool, wake: impl Fn() + Send + 'static) -> Option<notify::Reco
     }
 }
 
-/// What the files say about `id` now: its outcome, its tombstone, or nothing yet.
-pub(crate) fn look(spool: &Spool, id: &str) -> Result<Option<Reply>, AskError> {
+/// What the asker knows of the request it waits on, to check its outcome by: the
+/// version it placed (the request file's SHA-256) and, with the `validate` feature, the
+/// request itself, so that the answers are checked against its questions as the inbox
+/// checks an operator's.
+#[derive(Debug, Default)]
+pub(crate) struct Expected {
+    sha256: Option<String>,
+    #[cfg(feature = "validate")]
+    request: Option<inbox_protocol::Request>,
+}
+
+impl Expected {
+    /// Read from the request file in `questions/`, as placed. A request that is not there
+    /// (already removed by its asker) is checked by the outcome's own fields only.
+    pub(crate) fn of(spool: &Spool, id: &str) -> Expected {
+        let Ok(bytes) = spool.read(Area::Questions, id) else {
+            return Expected::default();
+        };
+        Expected {
+            sha256: Some(inbox_protocol::sha256_hex(&bytes)),
+            #[cfg(feature = "validate")]
+            request: inbox_protocol::parse_request(&bytes, Some(id)).ok(),
+        }
+    }
+
+    /// Whether `outcome` may be trusted as the answer to this request.
+    fn check(&self, outcome: &Outcome, id: &str) -> Result<(), String> {
+        #[cfg(feature = "validate")]
+        if let Some(request) = &self.request {
+            return inbox_protocol::verify_outcome_for(outcome, request);
+        }
+        inbox_protocol::verify_outcome(outcome, id, self.sha256.as_deref())
+    }
+}
+
+/// What the files say about `id` now: its outcome, its tombstone, or nothing yet. An
+/// outcome file that does not answer this request (see [`Expected::check`]) is an error,
+/// never an answer.
+pub(crate) fn look(
+    spool: &Spool,
+    id: &str,
+    expected: &Expected,
+) -> Result<Option<Reply>, AskError> {
     match spool.read(Area::Answers, id) {
         Ok(bytes) => {
             return Outcome::from_file_bytes(&bytes)
+                .and_then(|outcome| expected.check(&outcome, id).map(|()| outcome))
                 .map(|outcome| Some(Reply::Settled(outcome)))
                 .map_err(|reason| AskError::BadOutcome {
                     id: id.to_owned(),
@@ -201,8 +248,13 @@ pub(crate) fn look(spool: &Spool, id: &str) -> Result<Option<Reply>, AskError> {
 }
 
 /// Places `id`'s tombstone unless it is settled, and says what stands afterwards.
-pub(crate) fn withdraw(spool: &Spool, id: &str, reason: &str) -> Result<Reply, AskError> {
-    if let Some(reply) = look(spool, id)? {
+pub(crate) fn withdraw(
+    spool: &Spool,
+    id: &str,
+    reason: &str,
+    expected: &Expected,
+) -> Result<Reply, AskError> {
+    if let Some(reply) = look(spool, id, expected)? {
         return Ok(reply);
     }
     spool
@@ -213,7 +265,7 @@ pub(crate) fn withdraw(spool: &Spool, id: &str, reason: &str) -> Result<Reply, A
         })?;
     // An inbox may have linked its outcome between the look and the tombstone; if so, that
     // outcome stands (docs/PROTOCOL.md), and the next look returns it.
-    Ok(look(spool, id)?.unwrap_or_else(|| Reply::CancelledByAsker {
+    Ok(look(spool, id, expected)?.unwrap_or_else(|| Reply::CancelledByAsker {
         id: id.to_owned(),
         reason: Some(reason.to_owned()).filter(|r| !r.is_empty()),
     }))

@@ -1,108 +1,111 @@
-//! Which answers a notification can offer as buttons.
+//! Which answers a notification offers as buttons, for the app.
 //!
-//! Only a request with one question gets buttons, and only when a single press is a complete
-//! answer: a confirm (Yes/No) or a choice of at most three options. Anything else needs the
-//! window, and so does a choice whose options carry descriptions: a notification cannot show
-//! them, and what they say may decide the answer (a HumanInterrupt's Accept holds the full
-//! arguments of the action there).
-
-use inbox_protocol::{QuestionKind, Request};
-use serde_json::{Map, Value};
+//! The rule lives with the words of the bubble, in the engine
+//! ([`inbox_engine::notifier::offer`]), because a bubble must say what its buttons do: the
+//! buttons are made from the same offer whose question and options the body lists. In
+//! short, only a request of normal or low priority with one question gets buttons, and only
+//! when a single press is a complete answer to a question shown whole: a confirm (Yes/No)
+//! or a choice of at most [`MAX_BUTTONS`] options, with nothing else to read (a description
+//! of the question or of an option, a confirmation text: a HumanInterrupt's Accept holds
+//! the full arguments of the action there) and within the bubble's limits
+//! ([`MAX_BODY_CHARS`], [`MAX_LABEL_CHARS`]). Everything else, and every high or critical
+//! request, is answered in the window, which a click on the bubble opens.
+//!
+//! Every button press carries the version (the request file's SHA-256) the bubble showed;
+//! [`crate::desk::Desk::handle_choice`] hands it to the engine, which refuses to answer a file
+//! that has changed since.
 
 /// The button type and the click-on-the-bubble key belong to the notifications crate, which
 /// sends them and maps a press back to its answer.
 pub use inbox_notifications::{ActionButton, OPEN_ACTION};
 
-/// More options than this and the buttons would not fit: open the window instead.
-pub const MAX_CHOICE_BUTTONS: usize = 3;
+pub use inbox_engine::notifier::{
+    offer, NeedsWindow, Offer, MAX_BODY_CHARS, MAX_BUTTONS, MAX_LABEL_CHARS,
+};
 
-/// The buttons a notification for `request` gets; empty when it needs the window.
-pub fn answer_buttons(request: &Request) -> Vec<ActionButton> {
-    let [question] = request.questions.as_slice() else {
-        return Vec::new();
-    };
-    let answer = |value: Value| {
-        let mut answers = Map::new();
-        answers.insert(question.id.clone(), value);
-        answers
-    };
-    match question.kind {
-        QuestionKind::Confirm => vec![
-            ActionButton {
-                key: "answer:yes".into(),
-                label: "Yes".into(),
-                answers: answer(Value::Bool(true)),
-            },
-            ActionButton {
-                key: "answer:no".into(),
-                label: "No".into(),
-                answers: answer(Value::Bool(false)),
-            },
-        ],
-        QuestionKind::Choice
-            if question.choices.len() <= MAX_CHOICE_BUTTONS
-                && question.choices.iter().all(|c| c.description.is_none()) =>
-        {
-            question
-                .choices
-                .iter()
-                .enumerate()
-                .map(|(index, choice)| ActionButton {
-                    key: format!("answer:{index}"),
-                    label: choice.label.clone(),
-                    answers: answer(Value::String(choice.id.clone())),
-                })
-                .collect()
-        }
-        _ => Vec::new(),
-    }
+/// The buttons a notification for `announcement` gets; empty when it needs the window.
+pub fn answer_buttons(announcement: &inbox_engine::notifier::Announcement) -> Vec<ActionButton> {
+    offer(announcement)
+        .map(|offer| ActionButton::for_offer(&offer))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inbox_engine::notifier::Announcement;
+    use inbox_engine::{RequestSummary, State};
+    use serde_json::{json, Value};
 
-    fn request(json: &str) -> Request {
-        inbox_protocol::parse_request(json.as_bytes(), Some("r1")).expect("valid request")
+    fn announced(json: Value) -> Announcement {
+        let request = inbox_protocol::parse_request(json.to_string().as_bytes(), Some("r1"))
+            .expect("valid request");
+        Announcement {
+            summary: RequestSummary {
+                id: "r1".into(),
+                state: State::Pending,
+                title: request.display_title().to_owned(),
+                source: request.source.clone(),
+                priority: request.priority,
+                mode: request.mode,
+                question_count: request.questions.len(),
+                placed_at: chrono::Utc::now(),
+                deadline: None,
+                settled_at: None,
+                answered_by: None,
+                unwritten: None,
+                blocked: None,
+            },
+            request: Some(request),
+        }
     }
 
     #[test]
-    fn a_single_confirm_gets_yes_and_no() {
-        let buttons = answer_buttons(&request(
-            r#"{"questions":[{"type":"yes_no","question":"Deploy?"}]}"#,
+    fn a_single_confirm_gets_yes_and_no_with_the_keys_the_app_knows() {
+        let buttons = answer_buttons(&announced(
+            json!({"questions":[{"type":"yes_no","question":"Deploy?"}]}),
         ));
-        let labels: Vec<_> = buttons.iter().map(|b| b.label.as_str()).collect();
-        assert_eq!(labels, ["Yes", "No"]);
+        let keys: Vec<_> = buttons
+            .iter()
+            .map(|b| (b.key.as_str(), b.label.as_str()))
+            .collect();
+        assert_eq!(keys, [("answer:yes", "Yes"), ("answer:no", "No")]);
         assert_eq!(buttons[0].answers["q1"], Value::Bool(true));
         assert_eq!(buttons[1].answers["q1"], Value::Bool(false));
     }
 
     #[test]
     fn a_small_choice_gets_one_button_per_option() {
-        let buttons = answer_buttons(&request(
-            r#"{"questions":[{"type":"single_choice","question":"Where?","choices":[
-                {"id":"stg","label":"Staging"},{"id":"prod","label":"Production"}]}]}"#,
+        let buttons = answer_buttons(&announced(
+            json!({"questions":[{"type":"single_choice","question":"Where?","choices":[
+                {"id":"stg","label":"Staging"},{"id":"prod","label":"Production"}]}]}),
         ));
         assert_eq!(buttons.len(), 2);
+        assert_eq!(buttons[1].key, "answer:1");
         assert_eq!(buttons[1].label, "Production");
         assert_eq!(buttons[1].answers["q1"], Value::String("prod".into()));
     }
 
     #[test]
-    fn big_choices_batches_text_and_multi_need_the_window() {
+    fn the_other_dialects_and_urgent_requests_need_the_window() {
         for json in [
-            r#"{"questions":[{"type":"single_choice","question":"Which?","choices":[
-                {"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"c","label":"C"},{"id":"d","label":"D"}]}]}"#,
-            r#"{"questions":[{"type":"yes_no","question":"One?"},{"type":"yes_no","question":"Two?"}]}"#,
-            r#"{"questions":[{"type":"free_text","question":"Why?"}]}"#,
-            r#"{"questions":[{"type":"multi_choice","question":"Which?","choices":[{"id":"a","label":"A"}]}]}"#,
-            // Descriptions a bubble cannot show; a HumanInterrupt's Accept keeps its arguments there.
-            r#"{"questions":[{"type":"single_choice","question":"Which?","choices":[
-                {"id":"a","label":"A","description":"drops the table"},{"id":"b","label":"B"}]}]}"#,
-            r#"{"action_request":{"action":"send_email","args":{"to":"ops@example.com"}},
-                "config":{"allow_accept":true,"allow_ignore":true}}"#,
+            // Claude Code's AskUserQuestion: options carry descriptions.
+            json!({"questions":[{"question":"Which database?","header":"DB","multiSelect":false,
+                "options":[{"label":"Postgres","description":"relational"},
+                           {"label":"Mongo","description":"documents"}]}]}),
+            // An MCP elicitation's message is the first question's description.
+            json!({"message":"The agent wants to delete ./build","requestedSchema":{"type":"object",
+                "properties":{"ok":{"type":"boolean","title":"Delete it?"}}}}),
+            // A LangGraph interrupt: the action's arguments are in the Accept's description.
+            json!({"action_request":{"action":"send_email","args":{"to":"ops@example.com"}},
+                   "config":{"allow_accept":true,"allow_ignore":true}}),
+            json!({"priority":"high","questions":[{"type":"yes_no","question":"Deploy?"}]}),
+            json!({"priority":"critical","questions":[{"type":"yes_no","question":"Deploy?"}]}),
         ] {
-            assert!(answer_buttons(&request(json)).is_empty(), "{json}");
+            assert!(
+                answer_buttons(&announced(json.clone())).is_empty(),
+                "{json}"
+            );
         }
     }
 }

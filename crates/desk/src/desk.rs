@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::errors::{ErrorCode, IpcError};
 use crate::inbox::Inbox;
 use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
-use crate::settings::{load_settings, save_settings};
+use crate::settings::{check_settings, load_settings, save_settings, trust_in_words};
 use crate::views::{Settings, StatusView, SubmitResult, UiEvent};
 
 /// Where things are, decided once at start-up from the environment.
@@ -25,13 +25,12 @@ pub struct DeskConfig {
     pub default_spool: PathBuf,
     pub default_db: PathBuf,
     pub settings_path: PathBuf,
-    pub operator: String,
     /// Shown by the notification daemon.
     pub app_name: &'static str,
 }
 
 impl DeskConfig {
-    /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB`, the XDG directories and `$USER`.
+    /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB` and the XDG directories.
     pub fn from_env(app_name: &'static str) -> Result<DeskConfig, IpcError> {
         let var = |name: &str| {
             std::env::var_os(name)
@@ -50,7 +49,6 @@ impl DeskConfig {
             default_spool: locations::default_spool().ok_or_else(missing)?,
             default_db: locations::default_db().ok_or_else(missing)?,
             settings_path: crate::settings::default_settings_path().ok_or_else(missing)?,
-            operator: inbox_engine::operator::name_from_env(),
             app_name,
         })
     }
@@ -101,12 +99,12 @@ impl Desk {
         if let Some(spool) = &config.spool_override {
             settings.spool_dir = spool.display().to_string();
         }
-        let spool = PathBuf::from(&settings.spool_dir);
+        let settings = settings.tidied();
         let switches = NotifySwitches::new(settings.notifications, settings.do_not_disturb);
         // The notification buttons call back into the desk, which exists only once its
         // inbox runs: they find it through this cell, set as soon as it does.
         let this_cell: Arc<OnceLock<Weak<Desk>>> = Arc::new(OnceLock::new());
-        let inbox = start_inbox(&config, &switches, &hooks, &spool, &this_cell)?;
+        let inbox = start_inbox(&config, &switches, &hooks, &settings, &this_cell)?;
         let desk = Arc::new_cyclic(|this| {
             let _ = this_cell.set(this.clone());
             Desk {
@@ -136,21 +134,26 @@ impl Desk {
 
     pub fn status(&self) -> Result<StatusView, IpcError> {
         let inbox = self.inbox();
+        let mut warnings = inbox.spool_warnings();
+        warnings.extend(self.warnings.iter().cloned());
         Ok(StatusView {
             pending: inbox.pending_count()?,
             spool_dir: inbox.spool_dir().display().to_string(),
             db_path: inbox.db_path().display().to_string(),
             notifications: self.switches.describe().to_owned(),
-            operator: inbox_engine::operator::answered_by(inbox.operator()),
+            operator: operator_shown(),
+            trust: trust_in_words(inbox.trust()),
+            warnings,
         })
     }
 
-    /// Applies and saves new settings. A new spool is opened (and its loop started) before
-    /// the old one is let go, so a bad path leaves everything as it was.
+    /// Applies and saves new settings. A new spool (or the same one with another trust) is
+    /// opened, and its loop started, before the old one is let go, and the settings file is
+    /// written only then: a directory the spool refuses (one that holds other things) is
+    /// reported, nothing in it is touched, and everything stays as it was.
     pub fn save_settings(&self, new: Settings) -> Result<Settings, IpcError> {
         let mut current = self.settings.lock().unwrap_or_else(|p| p.into_inner());
-        let mut new = new;
-        new.spool_dir = new.spool_dir.trim().to_owned();
+        let new = new.tidied();
         if let Some(spool) = &self.config.spool_override {
             if Path::new(&new.spool_dir) != spool {
                 return Err(IpcError::bad_input(format!(
@@ -159,17 +162,25 @@ impl Desk {
                 )));
             }
         }
-        save_settings(&self.config.settings_path, &new)?;
-        if new.spool_dir != current.spool_dir {
-            let spool = PathBuf::from(&new.spool_dir);
+        check_settings(&new)?;
+        let reopen = new.spool_dir != current.spool_dir || new.team != current.team;
+        let started = if reopen {
             let this_cell = Arc::new(OnceLock::from(self.this.clone()));
-            let inbox = start_inbox(
-                &self.config,
-                &self.switches,
-                &self.hooks,
-                &spool,
-                &this_cell,
-            )?;
+            let inbox = start_inbox(&self.config, &self.switches, &self.hooks, &new, &this_cell)
+                .map_err(|error| {
+                    IpcError::bad_input(format!(
+                        "{}. Nothing was changed: the inbox still watches {}",
+                        error.message, current.spool_dir
+                    ))
+                })?;
+            Some(inbox)
+        } else {
+            None
+        };
+        // A new inbox that cannot be kept (the file would not save) is dropped here, which
+        // stops its loop; the old one runs on.
+        save_settings(&self.config.settings_path, &new)?;
+        if let Some(inbox) = started {
             // The old inbox's loop stops once the last command still using it is done.
             *self.inbox.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(inbox);
         }
@@ -194,12 +205,18 @@ impl Desk {
         self.save_settings(settings)
     }
 
-    pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<SubmitResult, IpcError> {
-        self.inbox().answer(id, answers)
+    /// `version`: the `RequestView::version` the operator answered (see [`Inbox::answer`]).
+    pub fn answer(
+        &self,
+        id: &str,
+        answers: &Map<String, Value>,
+        version: &str,
+    ) -> Result<SubmitResult, IpcError> {
+        self.inbox().answer(id, answers, version)
     }
 
-    pub fn decline(&self, id: &str, reason: &str) -> Result<SubmitResult, IpcError> {
-        self.inbox().decline(id, reason)
+    pub fn decline(&self, id: &str, reason: &str, version: &str) -> Result<SubmitResult, IpcError> {
+        self.inbox().decline(id, reason, version)
     }
 
     /// Opens a web link from a request in the system browser, through `open`.
@@ -224,7 +241,11 @@ impl Desk {
                 (self.hooks.show_window)();
                 (self.hooks.emit)(UiEvent::Focus { id });
             }
-            Chosen::Answer { id, answers } => match self.answer(&id, &answers) {
+            Chosen::Answer {
+                id,
+                answers,
+                version,
+            } => match self.answer(&id, &answers, &version) {
                 Ok(SubmitResult::Settled { .. }) => {}
                 // The engine's `Unwritten` event has told the window already.
                 Ok(SubmitResult::Kept { .. }) => {}
@@ -252,15 +273,21 @@ impl Desk {
     }
 }
 
-/// Opens the inbox on `spool` and starts its loop, with notifications whose buttons answer
-/// through the desk that `this` will hold.
+/// Who answers here, as the engine records it: `operator:<OS account>`.
+fn operator_shown() -> String {
+    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
+}
+
+/// Opens the inbox on the settings' spool, with their trust, and starts its loop, with
+/// notifications whose buttons answer through the desk that `this` will hold.
 fn start_inbox(
     config: &DeskConfig,
     switches: &Arc<NotifySwitches>,
     hooks: &ShellHooks,
-    spool: &Path,
+    settings: &Settings,
     this: &Arc<OnceLock<Weak<Desk>>>,
 ) -> Result<Inbox, IpcError> {
+    let spool = Path::new(&settings.spool_dir);
     let db = config.db_for(spool);
     let this = Arc::clone(this);
     let notifier = ActionNotifier::start(
@@ -275,7 +302,7 @@ fn start_inbox(
     Inbox::start(
         spool,
         &db,
-        &config.operator,
+        settings.trust(),
         Box::new(notifier),
         Arc::clone(&hooks.emit),
     )

@@ -19,6 +19,13 @@ pub enum ErrorCode {
     Cancelled,
     /// The request file cannot be read any more.
     Unreadable,
+    /// The request file is no longer the version the window showed (it was replaced or
+    /// changed after it was placed): nothing was written. Show the message on the request
+    /// and fetch it again.
+    Changed,
+    /// The request is blocked (its file changed after it was placed, or an invalid outcome
+    /// file stands in its place): nobody can answer it here. The message says why.
+    Blocked,
     /// A setting or argument from the window is not acceptable.
     BadInput,
     /// The spool or the database failed.
@@ -74,6 +81,9 @@ impl From<SettleError> for IpcError {
             },
             SettleError::Cancelled(_) => IpcError::new(ErrorCode::Cancelled, message),
             SettleError::Unreadable { .. } => IpcError::new(ErrorCode::Unreadable, message),
+            // The reason alone: the window says on the request itself what was refused.
+            SettleError::Changed { reason, .. } => IpcError::new(ErrorCode::Changed, reason),
+            SettleError::Blocked { reason, .. } => IpcError::new(ErrorCode::Blocked, reason),
             SettleError::AlreadySettled(_)
             | SettleError::Unwritten { .. }
             | SettleError::Engine(_) => IpcError::new(ErrorCode::Storage, message),

@@ -7,6 +7,11 @@
 //! [`Command`]s and wait for its reply, so the app never races itself on its own database,
 //! and hears of its own answers once, from the loop that wrote them. Reads go through a
 //! [`Reader`], a connection of its own beside the loop.
+//!
+//! Every answer and decline carries the version (the file's SHA-256) of the request the
+//! window showed, and the loop refuses to settle a file that no longer has it: what is
+//! answered is what the operator saw. Who answered is the engine's to record (the OS
+//! account running the app), never a name the app makes up.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,7 +19,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::notifier::Notifier;
-use inbox_engine::{locations, Command, Queries, Reader, SettleError};
+use inbox_engine::{locations, Command, Queries, Reader, SettleError, Trust};
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
@@ -37,25 +42,25 @@ pub struct Inbox {
     commands: Sender<Command>,
     spool: inbox_engine::Spool,
     db_path: PathBuf,
-    /// Recorded as `answered_by` on everything answered here.
-    operator: String,
+    trust: Trust,
     /// Dropped last: stops the loop once nothing can send it commands.
     _background: Background,
 }
 
 impl Inbox {
-    /// Opens (creating if needed) the spool and the database and starts the loop on them,
-    /// with `notifier`; every change reaches `sink`.
+    /// Opens (creating if needed) the spool, private or shared with a team as `trust`
+    /// says, and the database, and starts the loop on them, with `notifier`; every change
+    /// reaches `sink`. A directory that is not a spool is refused, untouched.
     pub fn start(
         spool_dir: &Path,
         db_path: &Path,
-        operator: &str,
+        trust: Trust,
         notifier: Box<dyn Notifier>,
         sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
     ) -> Result<Inbox, IpcError> {
         let storage = |e: String| IpcError::new(ErrorCode::Storage, e);
-        let engine =
-            locations::open_engine(spool_dir, db_path).map_err(|e| storage(e.to_string()))?;
+        let engine = locations::open_engine_with(spool_dir, db_path, trust.clone())
+            .map_err(|e| storage(e.to_string()))?;
         let spool = engine.spool().clone();
         let reader = Reader::open(db_path).map_err(|e| {
             storage(format!(
@@ -71,7 +76,7 @@ impl Inbox {
             commands,
             spool,
             db_path: db_path.to_owned(),
-            operator: operator.to_owned(),
+            trust,
             _background: background,
         })
     }
@@ -84,8 +89,14 @@ impl Inbox {
         &self.db_path
     }
 
-    pub fn operator(&self) -> &str {
-        &self.operator
+    pub fn trust(&self) -> &Trust {
+        &self.trust
+    }
+
+    /// What the operator should know about the spool: writable by others, owned by another
+    /// account. Looked at afresh each time, so a fixed permission stops being reported.
+    pub fn spool_warnings(&self) -> Vec<String> {
+        self.spool.warnings()
     }
 
     /// Runs `read` over the read side. A panic while holding the lock leaves nothing
@@ -147,10 +158,11 @@ impl Inbox {
         })?;
         let mut problems: Vec<SpoolProblemView> = stray
             .into_iter()
+            // File names and reasons come from the spool: shown by the one text policy.
             .map(|(path, reason, seen)| SpoolProblemView {
                 id: None,
-                path,
-                reasons: vec![reason],
+                path: inbox_protocol::text::one_line(&path).into_owned(),
+                reasons: vec![inbox_protocol::text::one_line(&reason).into_owned()],
                 seen_at: seen.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             })
             .collect();
@@ -170,7 +182,9 @@ impl Inbox {
                     .errors
                     .iter()
                     .flatten()
-                    .map(ToString::to_string)
+                    .map(|problem| {
+                        inbox_protocol::text::one_line(&problem.to_string()).into_owned()
+                    })
                     .collect(),
                 seen_at: outcome
                     .answered_at
@@ -233,20 +247,23 @@ impl Inbox {
     }
 
     /// Writes the operator's answers as the request's outcome, unless someone settled it
-    /// first: then theirs is returned and stands.
-    pub fn answer(&self, id: &str, answers: &Map<String, Value>) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::answer(id, answers.clone(), &self.answered_by()))?;
+    /// first: then theirs is returned and stands. `version` is [`RequestView::version`] of
+    /// the request the operator answered; a file that no longer has it is not answered
+    /// ([`ErrorCode::Changed`]).
+    pub fn answer(
+        &self,
+        id: &str,
+        answers: &Map<String, Value>,
+        version: &str,
+    ) -> Result<SubmitResult, IpcError> {
+        let result = self.ask(Command::answer(id, answers.clone(), version))?;
         self.submitted(id, result)
     }
 
-    /// Declines a request; the reason goes to the asker.
-    pub fn decline(&self, id: &str, reason: &str) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::decline(id, reason, &self.answered_by()))?;
+    /// Declines a request; the reason goes to the asker. `version` as for [`Inbox::answer`].
+    pub fn decline(&self, id: &str, reason: &str, version: &str) -> Result<SubmitResult, IpcError> {
+        let result = self.ask(Command::decline(id, reason, version))?;
         self.submitted(id, result)
-    }
-
-    fn answered_by(&self) -> String {
-        inbox_engine::operator::answered_by(&self.operator)
     }
 
     fn submitted(

@@ -1,8 +1,12 @@
 //! The desktop app's notifications: `inbox-notifications` (one D-Bus connection, a bubble as
-//! soon as a request arrives, a summary for a burst) with the app's answer buttons from
-//! [`crate::actions`] and its handler for clicks and presses. A press answers the request
-//! without opening the window; a click opens the window on it. Nothing on the engine's path
-//! ever waits for the notification daemon.
+//! soon as a request arrives, a summary for a burst) with answer buttons where the engine's
+//! rule allows ([`crate::actions`]) and the app's handler for clicks and presses. A bubble
+//! with buttons shows the question and each answer its buttons give; a press answers the
+//! request without opening the window, bound to the version of the request the bubble
+//! showed ([`Chosen::Answer`]'s `version`); a click opens the window on it. High and
+//! critical requests, and whatever a bubble cannot show whole, have no answer buttons:
+//! a click opens the window. Nothing on the engine's path ever waits for the notification
+//! daemon.
 //!
 //! The switches and [`Chosen`] live in `inbox-notifications` and are re-exported here, where
 //! the rest of the app has always found them.
@@ -11,8 +15,6 @@ use std::sync::Arc;
 
 use inbox_engine::notifier::{Announcement, Notifier};
 use inbox_notifications::Notifications;
-
-use crate::actions::answer_buttons;
 
 pub use inbox_notifications::{Availability, Chosen, NotifySwitches};
 
@@ -32,7 +34,7 @@ impl ActionNotifier {
     ) -> ActionNotifier {
         let notifications = Notifications::builder(app_name)
             .switches(switches)
-            .buttons(answer_buttons)
+            .answer_buttons()
             .on_choice(move |chosen| on_choice(chosen))
             .start()
             .map_err(|error| tracing::warn!("desktop notifications are off: {error}"))

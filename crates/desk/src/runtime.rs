@@ -145,13 +145,14 @@ pub fn immediate(event: &Event) -> Option<UiEvent> {
         } => Some(UiEvent::Settled {
             id: id.clone(),
             status: status.as_str().to_owned(),
-            answered_by: answered_by.clone(),
+            // Whoever wrote the outcome file chose this name: one visible line.
+            answered_by: inbox_protocol::text::one_line(answered_by).into_owned(),
         }),
         Event::Cancelled { id } => Some(UiEvent::Cancelled { id: id.clone() }),
         // Things the operator must know even when looking elsewhere: an answer waiting for
         // the spool, or a loop waiting out a failure.
         Event::Unwritten { .. } | Event::Trouble { .. } => Some(UiEvent::Error {
-            message: event.log_line(),
+            message: inbox_protocol::text::one_line(&event.log_line()).into_owned(),
         }),
         _ => None,
     }

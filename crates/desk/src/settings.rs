@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use inbox_engine::Trust;
+
 use crate::errors::IpcError;
 use crate::views::Settings;
 
@@ -14,13 +16,43 @@ pub fn default_settings_path() -> Option<PathBuf> {
 }
 
 impl Settings {
-    /// Notifications on, do-not-disturb off, the given spool.
+    /// Notifications on, do-not-disturb off, the given spool, kept private.
     pub fn with_spool(spool_dir: &Path) -> Settings {
         Settings {
             spool_dir: spool_dir.display().to_string(),
             notifications: true,
             do_not_disturb: false,
+            team: None,
         }
+    }
+
+    /// The settings as the window typed them, tidied: paths and group names without the
+    /// spaces around them, and an empty team meaning a private spool.
+    pub fn tidied(mut self) -> Settings {
+        self.spool_dir = self.spool_dir.trim().to_owned();
+        self.team = self
+            .team
+            .map(|team| team.trim().to_owned())
+            .filter(|team| !team.is_empty());
+        self
+    }
+
+    /// Who may use the spool: private, or the team's group.
+    pub fn trust(&self) -> Trust {
+        match &self.team {
+            Some(group) => Trust::Team {
+                group: group.clone(),
+            },
+            None => Trust::Private,
+        }
+    }
+}
+
+/// `private`, or `team:<group>`: the trust in words, for the window.
+pub fn trust_in_words(trust: &Trust) -> String {
+    match trust {
+        Trust::Private => "private".to_owned(),
+        Trust::Team { group } => format!("team:{group}"),
     }
 }
 
@@ -58,15 +90,7 @@ pub fn load_settings(path: &Path, defaults: Settings) -> (Settings, Option<Strin
 
 /// Checks and writes settings: to a temporary file, then renamed over the old one.
 pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), IpcError> {
-    if settings.spool_dir.trim().is_empty() {
-        return Err(IpcError::bad_input("the spool directory cannot be empty"));
-    }
-    if !Path::new(&settings.spool_dir).is_absolute() {
-        return Err(IpcError::bad_input(format!(
-            "the spool directory must be an absolute path, not \"{}\"",
-            settings.spool_dir
-        )));
-    }
+    check_settings(settings)?;
     let storage = |error: std::io::Error| {
         IpcError::new(
             crate::errors::ErrorCode::Storage,
@@ -80,6 +104,41 @@ pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), IpcError> {
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, json).map_err(storage)?;
     std::fs::rename(&tmp, path).map_err(storage)
+}
+
+/// What can be said about settings without opening anything: an absolute spool path, a
+/// plausible group name.
+pub fn check_settings(settings: &Settings) -> Result<(), IpcError> {
+    if settings.spool_dir.trim().is_empty() {
+        return Err(IpcError::bad_input("the spool directory cannot be empty"));
+    }
+    if !Path::new(&settings.spool_dir).is_absolute() {
+        return Err(IpcError::bad_input(format!(
+            "the spool directory must be an absolute path, not \"{}\"",
+            settings.spool_dir
+        )));
+    }
+    if let Some(team) = &settings.team {
+        check_group_name(team)?;
+    }
+    Ok(())
+}
+
+/// A group name as the system spells them: no spaces, colons, slashes or control characters
+/// (which no group has), so a typo is caught here rather than looked up. Whether the group
+/// exists, and this account is in it, is the spool's to check when it opens.
+fn check_group_name(team: &str) -> Result<(), IpcError> {
+    let bad = team
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || matches!(c, ':' | '/' | ','));
+    if team.is_empty() || team.chars().count() > 64 || bad.is_some() {
+        return Err(IpcError::bad_input(format!(
+            "\"{}\" is not a group name: give the name of the system group that shares the \
+             spool (e.g. \"ops\"), or leave it empty for a private spool",
+            team.escape_default()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -125,5 +184,50 @@ mod tests {
         settings.spool_dir = "spool".into();
         let error = save_settings(&dir.path().join("s.json"), &settings).unwrap_err();
         assert!(error.message.contains("absolute"), "{}", error.message);
+    }
+
+    #[test]
+    fn an_empty_team_is_private_and_a_bad_group_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = Settings::with_spool(Path::new("/srv/spool"));
+        settings.team = Some("  ".into());
+        let settings = settings.tidied();
+        assert_eq!(settings.team, None);
+        assert_eq!(settings.trust(), Trust::Private);
+
+        let team = Settings {
+            team: Some(" ops ".into()),
+            ..settings.clone()
+        }
+        .tidied();
+        assert_eq!(
+            team.trust(),
+            Trust::Team {
+                group: "ops".into()
+            }
+        );
+        assert_eq!(trust_in_words(&team.trust()), "team:ops");
+
+        let bad = Settings {
+            team: Some("ops team".into()),
+            ..settings
+        };
+        let error = save_settings(&dir.path().join("s.json"), &bad).unwrap_err();
+        assert!(
+            error.message.contains("not a group name"),
+            "{}",
+            error.message
+        );
+        assert!(!dir.path().join("s.json").exists());
+    }
+
+    /// Settings written before team mode existed read back as a private spool.
+    #[test]
+    fn older_settings_files_are_private() {
+        let settings: Settings = serde_json::from_str(
+            r#"{"spool_dir": "/srv/spool", "notifications": true, "do_not_disturb": false}"#,
+        )
+        .unwrap();
+        assert_eq!(settings.team, None);
     }
 }

@@ -5,6 +5,15 @@
 //! the UI never guesses a field name. Fields that carry a protocol enum's word (priority,
 //! status, question kind) are typed in TypeScript by that enum (`#[ts(as = ...)]`, from
 //! inbox-protocol's `ts` feature), so the unions are generated too, never copied.
+//!
+//! Every string from a request or an outcome that the window shows passes the protocol's
+//! one text policy here (`inbox_protocol::text`): one-line fields (titles, labels, source
+//! fields, who answered, problems) through `one_line`, text that may span lines (question
+//! texts, answers typed as text, reasons, the sanitised description HTML) through
+//! `multi_line`, so a bidi override or a zero-width character is shown as `\u{202e}`, never
+//! obeyed. Ids and patterns the window sends back or runs are left exact: request ids and
+//! choice ids cannot hold hidden characters (the protocol refuses them), and a pattern is
+//! code, not text.
 
 use chrono::{DateTime, Utc};
 use inbox_engine::{RequestDetail, RequestSummary};
@@ -16,7 +25,28 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use inbox_protocol::text::{multi_line, one_line};
+
 use crate::markdown::render_markdown;
+
+/// A one-line field from a file, as the window shows it.
+fn line(text: &str) -> String {
+    one_line(text).into_owned()
+}
+
+/// Text from a file that may span lines, as the window shows it.
+fn lines(text: &str) -> String {
+    multi_line(text).into_owned()
+}
+
+/// A markdown description as sanitised HTML with nothing hidden: the escaping runs on the
+/// HTML, after sanitising, because markdown can spell a hidden character as an entity
+/// (`&#x202e;`) that only the renderer turns into the character. It inserts nothing but
+/// `\u{..}` (a backslash, letters, digits and braces), which means nothing to HTML, inside
+/// a text node or an attribute alike.
+fn description_html(markdown: &str) -> String {
+    lines(&render_markdown(markdown))
+}
 
 /// Who is asking.
 #[derive(Debug, Clone, Serialize, TS)]
@@ -57,6 +87,9 @@ pub struct RowView {
     /// Set while an answer given to this pending request waits for the spool to take its
     /// file (read-only or full): why the last attempt failed.
     pub unwritten: Option<String>,
+    /// Set while this pending request is blocked: nobody can answer it here, and why (its
+    /// file changed after it was placed, or an invalid outcome file stands in its place).
+    pub blocked: Option<String>,
 }
 
 /// What `RowView::state` holds (the engine's `State` in words): `pending`, `cancelled`, or
@@ -170,6 +203,10 @@ pub struct QuestionView {
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct RequestView {
     pub row: RowView,
+    /// The SHA-256 (lower-case hex) of the request file as shown here. An answer or a
+    /// decline sends it back, and the inbox refuses to settle a file that no longer has it,
+    /// so what is answered is what the operator saw. Empty when the file could not be read.
+    pub version: String,
     pub questions: Vec<QuestionView>,
     pub confirm_title: Option<String>,
     pub confirm_description_html: Option<String>,
@@ -198,6 +235,10 @@ pub struct Settings {
     pub notifications: bool,
     /// Silences notifications without turning them off.
     pub do_not_disturb: bool,
+    /// Team mode: the group whose members share the spool (group-readable files, requests
+    /// from accounts outside the group refused). None (or absent) keeps the spool private.
+    #[serde(default)]
+    pub team: Option<String>,
 }
 
 /// The state of the app shown in the header and the tray.
@@ -209,8 +250,13 @@ pub struct StatusView {
     /// `available`, `unavailable` (no notification daemon on the session bus), `off`, or
     /// `do_not_disturb`.
     pub notifications: String,
-    /// The name answers are recorded under: `operator:<name>`.
+    /// Who answers here, as answers are recorded: `operator:<OS account>`.
     pub operator: String,
+    /// `private`, or `team:<group>`.
+    pub trust: String,
+    /// What the operator should know about the spool and the app: a spool writable by
+    /// others or owned by another account, a settings file that could not be read.
+    pub warnings: Vec<String>,
 }
 
 /// Something the window should react to, pushed from Rust as the `inbox` event.
@@ -250,16 +296,16 @@ fn word<T: Serialize>(value: &T) -> String {
 impl SourceView {
     pub fn of(source: &inbox_protocol::Source) -> SourceView {
         SourceView {
-            app: source.app.clone(),
-            run: source.run.clone(),
-            tool: source.tool.clone(),
-            host: source.host.clone(),
-            project: source.project.clone(),
-            cwd: source.cwd.clone(),
-            url: source
-                .url
-                .clone()
-                .filter(|url| crate::links::is_web_link(url)),
+            app: source.app.as_deref().map(line),
+            run: source.run.as_deref().map(line),
+            tool: source.tool.as_deref().map(line),
+            host: source.host.as_deref().map(line),
+            project: source.project.as_deref().map(line),
+            cwd: source.cwd.as_deref().map(line),
+            // A link with a hidden character in it cannot be shown as what it opens.
+            url: source.url.clone().filter(|url| {
+                crate::links::is_web_link(url) && !url.chars().any(inbox_protocol::text::is_hidden)
+            }),
         }
     }
 }
@@ -269,7 +315,7 @@ impl RowView {
         RowView {
             id: summary.id.clone(),
             state: summary.state.as_str().to_owned(),
-            title: summary.title.clone(),
+            title: line(&summary.title),
             source: SourceView::of(&summary.source),
             priority: word(&summary.priority),
             autonomous: summary.mode == Mode::Autonomous,
@@ -277,8 +323,9 @@ impl RowView {
             placed_at: rfc3339(summary.placed_at),
             deadline: summary.deadline.map(rfc3339),
             settled_at: summary.settled_at.map(rfc3339),
-            answered_by: summary.answered_by.clone(),
-            unwritten: summary.unwritten.clone(),
+            answered_by: summary.answered_by.as_deref().map(line),
+            unwritten: summary.unwritten.as_deref().map(line),
+            blocked: summary.blocked.as_deref().map(line),
         }
     }
 }
@@ -286,8 +333,8 @@ impl RowView {
 impl ProblemView {
     pub fn of(problem: &inbox_protocol::Problem) -> ProblemView {
         ProblemView {
-            pointer: problem.pointer.clone(),
-            message: problem.message.clone(),
+            pointer: line(&problem.pointer),
+            message: line(&problem.message),
         }
     }
 }
@@ -302,9 +349,9 @@ impl QuestionView {
             id: question.id.clone(),
             kind: word(&question.kind),
             wire_type: word(&question.wire_type),
-            question: question.question.clone(),
-            description_html: question.description.as_deref().map(render_markdown),
-            tab_label: question.tab_label(),
+            question: lines(&question.question),
+            description_html: question.description.as_deref().map(description_html),
+            tab_label: line(&question.tab_label()),
             choices: question.choices.iter().map(ChoiceView::of).collect(),
             default: question.default.clone(),
             required: question.required,
@@ -334,10 +381,10 @@ fn required_when(question: &Question, request: &Request) -> Option<String> {
         }
         None => answer.to_owned(),
     };
-    Some(format!(
+    Some(line(&format!(
         "when {} is “{answer}”",
         tab_name(&request.questions, position)
-    ))
+    )))
 }
 
 /// The name the window's tab gives question `position`: its tab label, "Question N" when that
@@ -364,8 +411,8 @@ impl ChoiceView {
     fn of(choice: &Choice) -> ChoiceView {
         ChoiceView {
             id: choice.id.clone(),
-            label: choice.label.clone(),
-            description: choice.description.clone(),
+            label: line(&choice.label),
+            description: choice.description.as_deref().map(lines),
         }
     }
 }
@@ -380,9 +427,7 @@ impl OutcomeView {
                 let question = request.and_then(|r| r.question(id));
                 AnswerLine {
                     question_id: id.clone(),
-                    question: question
-                        .map(|q| q.question.clone())
-                        .unwrap_or_else(|| id.clone()),
+                    question: question.map_or_else(|| line(id), |q| lines(&q.question)),
                     answer: answer_in_words(question, value),
                     custom: outcome.custom.contains(id),
                     defaulted: outcome.defaulted.contains(id),
@@ -391,11 +436,11 @@ impl OutcomeView {
             .collect();
         OutcomeView {
             status: outcome.status.as_str().to_owned(),
-            answered_by: outcome.answered_by.clone(),
+            answered_by: line(&outcome.answered_by),
             answered_at: rfc3339(outcome.answered_at),
-            instance: outcome.instance.clone(),
+            instance: line(&outcome.instance),
             answers,
-            reason: outcome.reason.clone(),
+            reason: outcome.reason.as_deref().map(lines),
             errors: outcome
                 .errors
                 .iter()
@@ -406,30 +451,30 @@ impl OutcomeView {
     }
 }
 
-/// "Yes"/"No", option labels joined by commas, or the text itself.
+/// "Yes"/"No", option labels joined by commas, or the text itself, as shown: labels and
+/// ids on one line, a text answer with its newlines, nothing hidden.
 pub fn answer_in_words(question: Option<&Question>, value: &Value) -> String {
     let label = |id: &str| -> String {
         question
             .and_then(|q| q.choice(id))
-            .map(|c| c.label.clone())
-            .unwrap_or_else(|| id.to_owned())
+            .map_or_else(|| line(id), |c| line(&c.label))
     };
     match value {
         Value::Bool(true) => "Yes".into(),
         Value::Bool(false) => "No".into(),
         Value::String(text) if question.is_some_and(|q| q.kind == QuestionKind::Text) => {
-            text.clone()
+            lines(text)
         }
         Value::String(id) => label(id),
         Value::Array(items) => items
             .iter()
             .map(|item| match item {
                 Value::String(id) => label(id),
-                other => other.to_string(),
+                other => line(&other.to_string()),
             })
             .collect::<Vec<_>>()
             .join(", "),
-        other => other.to_string(),
+        other => line(&other.to_string()),
     }
 }
 
@@ -438,13 +483,14 @@ impl RequestView {
         let request = detail.request.as_ref();
         RequestView {
             row: RowView::of(&detail.summary),
+            version: request.map(|r| r.sha256.clone()).unwrap_or_default(),
             questions: request
                 .map(|r| r.questions.iter().map(|q| QuestionView::of(q, r)).collect())
                 .unwrap_or_default(),
-            confirm_title: request.and_then(|r| r.confirm_title.clone()),
+            confirm_title: request.and_then(|r| r.confirm_title.as_deref()).map(line),
             confirm_description_html: request
                 .and_then(|r| r.confirm_description.as_deref())
-                .map(render_markdown),
+                .map(description_html),
             outcome: detail
                 .outcome
                 .as_ref()
@@ -472,6 +518,39 @@ impl HistoryView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the window shows holds no hidden character raw, even one markdown spells as an
+    /// entity; the values the window sends back (ids) stay exact.
+    #[test]
+    fn hidden_characters_reach_the_window_escaped() {
+        let request = inbox_protocol::parse_request(
+            r#"{"title": "Deploy \u202estaging", "questions": [
+                {"id": "env", "type": "single_choice", "question": "Where?\u2028now",
+                 "description": "a &#x202e; b\u200b", "choices": [
+                    {"id": "s", "label": "staging", "description": "x\u200fy"},
+                    {"id": "p", "label": "production"}]}]}"#
+                .as_bytes(),
+            Some("r1"),
+        )
+        .unwrap();
+        let question = QuestionView::of(&request.questions[0], &request);
+        assert_eq!(question.question, "Where?\\u{2028}now");
+        let html = question.description_html.unwrap();
+        assert!(html.contains("a \\u{202e} b\\u{200b}"), "{html}");
+        assert_eq!(question.choices[0].id, "s");
+        assert_eq!(
+            question.choices[0].description.as_deref(),
+            Some("x\\u{200f}y")
+        );
+        assert_eq!(
+            answer_in_words(Some(&request.questions[0]), &Value::from("s")),
+            "staging"
+        );
+        assert_eq!(
+            line(request.title.as_deref().unwrap()),
+            "Deploy \\u{202e}staging"
+        );
+    }
 
     /// `required_when` names the other question as its tab does, numbered like the window's.
     #[test]

@@ -25,7 +25,6 @@ fn config(dir: &Path) -> DeskConfig {
         default_spool: dir.join("data/spool"),
         default_db: dir.join("data/inbox.sqlite3"),
         settings_path: dir.join("config/settings.json"),
-        operator: "ann".into(),
         app_name: "Answer Inbox test",
     }
 }
@@ -81,6 +80,22 @@ impl Fixture {
                 .into_iter()
                 .find(|row| row.id == id)
         })
+    }
+
+    /// The version of the request the window shows: what its answer sends back.
+    fn version(&self, id: &str) -> String {
+        let version = self.desk.inbox().request(id).unwrap().version;
+        assert_eq!(version.len(), 64, "a SHA-256 in hex: {version:?}");
+        version
+    }
+
+    /// Answers `id` as the window does: with the version it shows.
+    fn answer(&self, id: &str, given: &Map<String, Value>) -> Result<SubmitResult, IpcError> {
+        self.desk.answer(id, given, &self.version(id))
+    }
+
+    fn decline(&self, id: &str, reason: &str) -> Result<SubmitResult, IpcError> {
+        self.desk.decline(id, reason, &self.version(id))
     }
 
     fn outcome_file(&self, id: &str) -> Value {
@@ -143,7 +158,6 @@ fn a_placed_request_is_listed_opened_and_answered() {
 
     // A wrong answer names the question and changes nothing.
     let error = fx
-        .desk
         .answer(
             "rel-42",
             &answers(&[
@@ -164,10 +178,12 @@ fn a_placed_request_is_listed_opened_and_answered() {
         ("q2", json!("eu")),
         ("q3", json!("OPS-7")),
     ]);
-    match fx.desk.answer("rel-42", &given).unwrap() {
+    match fx.answer("rel-42", &given).unwrap() {
         SubmitResult::Settled { outcome } => {
             assert_eq!(outcome.status, "answered");
-            assert_eq!(outcome.answered_by, "operator:ann");
+            // The OS account running the app, as the window says who answers here.
+            assert_eq!(outcome.answered_by, fx.desk.status().unwrap().operator);
+            assert!(outcome.answered_by.starts_with("operator:"));
             let words: Vec<_> = outcome.answers.iter().map(|a| a.answer.as_str()).collect();
             assert_eq!(words, ["Yes", "Europe", "OPS-7"]);
         }
@@ -204,16 +220,9 @@ fn the_second_answer_gets_the_first_outcome_back() {
         json!({"questions": [{"type": "confirm", "question": "Go?"}]}),
     );
     fx.wait_pending("dup");
-    let first = fx
-        .desk
-        .answer("dup", &answers(&[("q1", json!(false))]))
-        .unwrap();
+    let first = fx.answer("dup", &answers(&[("q1", json!(false))])).unwrap();
     assert!(matches!(first, SubmitResult::Settled { .. }));
-    match fx
-        .desk
-        .answer("dup", &answers(&[("q1", json!(true))]))
-        .unwrap()
-    {
+    match fx.answer("dup", &answers(&[("q1", json!(true))])).unwrap() {
         SubmitResult::AlreadySettled { outcome } => {
             assert_eq!(outcome.answers[0].answer, "No");
         }
@@ -230,9 +239,9 @@ fn decline_needs_a_reason_and_records_it() {
         json!({"questions": [{"type": "confirm", "question": "Delete prod?"}]}),
     );
     fx.wait_pending("dec");
-    let error = fx.desk.decline("dec", "  ").unwrap_err();
+    let error = fx.decline("dec", "  ").unwrap_err();
     assert_eq!(error.code, ErrorCode::Invalid);
-    fx.desk.decline("dec", "not during the freeze").unwrap();
+    fx.decline("dec", "not during the freeze").unwrap();
     let file = fx.outcome_file("dec");
     assert_eq!(file["status"], "declined");
     assert_eq!(file["reason"], "not during the freeze");
@@ -245,7 +254,7 @@ fn unknown_requests_are_not_found() {
         fx.desk.inbox().request("nope").unwrap_err().code,
         ErrorCode::NotFound
     );
-    let error = fx.desk.answer("../etc", &Map::new()).unwrap_err();
+    let error = fx.desk.answer("../etc", &Map::new(), "").unwrap_err();
     assert_eq!(error.code, ErrorCode::NotFound);
 }
 
@@ -277,15 +286,18 @@ fn a_notification_button_answers_and_a_click_opens_the_window() {
         json!({"questions": [{"type": "yes_no", "question": "Restart the worker?"}]}),
     );
     fx.wait_pending("n1");
+    let version = fx.version("n1");
     fx.desk.handle_choice(Chosen::Answer {
         id: "n1".into(),
         answers: answers(&[("q1", json!(true))]),
+        version: version.clone(),
     });
     assert_eq!(fx.outcome_file("n1")["answers"], json!({"q1": true}));
     // Pressing again (a second bubble, another inbox) cannot write twice; the window is told.
     fx.desk.handle_choice(Chosen::Answer {
         id: "n1".into(),
         answers: answers(&[("q1", json!(false))]),
+        version,
     });
     assert_eq!(fx.outcome_file("n1")["answers"], json!({"q1": true}));
     assert!(fx
@@ -440,4 +452,261 @@ fn answers_are_checked_as_on_submit_without_writing() {
     assert!(inbox.check_answers("missing", &respond).is_err());
     assert!(!fx.spool.join("answers/ticket.json").exists());
     assert!(!fx.spool.join("answers/interrupt.json").exists());
+}
+
+/// A SHA-256 in hex that no request here has.
+const OTHER_VERSION: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// An answer sent for a version of the request other than the one the inbox holds (the
+/// window showed an older or a different file) is refused as `changed`, and nothing is
+/// written; the same answer with the version shown goes through.
+#[test]
+fn an_answer_for_another_version_is_refused_as_changed() {
+    let fx = start();
+    fx.place(
+        "stale",
+        json!({"questions": [{"type": "confirm", "question": "Deploy build 7 to staging?"}]}),
+    );
+    fx.wait_pending("stale");
+    let given = answers(&[("q1", json!(true))]);
+
+    let error = fx.desk.answer("stale", &given, OTHER_VERSION).unwrap_err();
+    assert_eq!(error.code, ErrorCode::Changed, "{error:?}");
+    assert!(error.message.contains("version"), "{}", error.message);
+    let error = fx
+        .desk
+        .decline("stale", "not now", OTHER_VERSION)
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Changed, "{error:?}");
+    // The window's IPC error says so in its code.
+    let wire = serde_json::to_value(&error).unwrap();
+    assert_eq!(wire["code"], "changed", "{wire}");
+    assert!(!fx.spool.join("answers/stale.json").exists());
+
+    assert!(matches!(
+        fx.answer("stale", &given).unwrap(),
+        SubmitResult::Settled { .. }
+    ));
+    assert_eq!(fx.outcome_file("stale")["answers"], json!({"q1": true}));
+}
+
+/// The file shown is swapped for another request under the same id (staging becomes
+/// production): the answer given to what was shown is refused, no outcome is written, and
+/// the request is blocked for good, in the list and in its view.
+#[test]
+fn a_swapped_request_is_not_answered_and_is_blocked() {
+    let fx = start();
+    fx.place(
+        "deploy-7",
+        json!({"title": "Deploy build 7", "questions": [
+            {"type": "confirm", "question": "Deploy build 7 to staging?"}]}),
+    );
+    fx.wait_pending("deploy-7");
+    let shown = fx.desk.inbox().request("deploy-7").unwrap();
+    assert_eq!(shown.questions[0].question, "Deploy build 7 to staging?");
+    assert_eq!(shown.row.blocked, None);
+
+    fx.place(
+        "deploy-7",
+        json!({"title": "Deploy build 7", "questions": [
+            {"type": "confirm", "question": "Deploy build 7 to PRODUCTION?"}]}),
+    );
+    let error = fx
+        .desk
+        .answer("deploy-7", &answers(&[("q1", json!(true))]), &shown.version)
+        .unwrap_err();
+    // Changed when the answer finds the swap first, blocked when the loop saw it first.
+    assert!(
+        matches!(error.code, ErrorCode::Changed | ErrorCode::Blocked),
+        "{error:?}"
+    );
+    assert!(!fx.spool.join("answers/deploy-7.json").exists());
+
+    let row = eventually("deploy-7 blocked", || {
+        fx.desk
+            .inbox()
+            .pending()
+            .unwrap()
+            .into_iter()
+            .find(|row| row.id == "deploy-7" && row.blocked.is_some())
+    });
+    assert!(row.blocked.unwrap().contains("changed"));
+    let view = fx.desk.inbox().request("deploy-7").unwrap();
+    assert!(view.row.blocked.is_some());
+    // The view still shows what was shown, never the swapped-in question.
+    assert_eq!(view.questions[0].question, "Deploy build 7 to staging?");
+    assert_eq!(view.version, shown.version);
+
+    let error = fx
+        .desk
+        .decline("deploy-7", "not this", &view.version)
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Blocked, "{error:?}");
+    assert_eq!(serde_json::to_value(&error).unwrap()["code"], "blocked");
+    assert!(!fx.spool.join("answers/deploy-7.json").exists());
+}
+
+/// Garbage in `answers/<id>.json` is not an answer: the request stays pending, shown as
+/// blocked with the reason, and nobody can answer it here.
+#[test]
+fn an_invalid_outcome_file_blocks_the_request() {
+    let fx = start();
+    fx.place(
+        "forged",
+        json!({"questions": [{"type": "confirm", "question": "Merge?"}]}),
+    );
+    fx.wait_pending("forged");
+    let version = fx.version("forged");
+    let tmp = fx.spool.join("tmp/forged.out");
+    std::fs::write(&tmp, b"{\"not\": \"an outcome\"}").unwrap();
+    std::fs::rename(&tmp, fx.spool.join("answers/forged.json")).unwrap();
+
+    let row = eventually("forged blocked", || {
+        fx.desk
+            .inbox()
+            .pending()
+            .unwrap()
+            .into_iter()
+            .find(|row| row.id == "forged" && row.blocked.is_some())
+    });
+    assert_eq!(row.state, "pending");
+    let view = fx.desk.inbox().request("forged").unwrap();
+    assert_eq!(view.row.blocked, row.blocked);
+    assert!(view.outcome.is_none(), "{:?}", view.outcome);
+    assert!(fx.desk.inbox().history().unwrap().is_empty());
+
+    let error = fx
+        .desk
+        .answer("forged", &answers(&[("q1", json!(true))]), &version)
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::Blocked, "{error:?}");
+    assert_eq!(
+        std::fs::read(fx.spool.join("answers/forged.json")).unwrap(),
+        b"{\"not\": \"an outcome\"}"
+    );
+}
+
+/// A directory that is not a spool (it holds other things) is refused from Settings with a
+/// message naming what is in it; nothing in it is touched, and the inbox, its settings and
+/// their file stay as they were.
+#[test]
+fn settings_refuse_a_directory_that_is_not_a_spool() {
+    let fx = start();
+    let before = fx.desk.settings();
+    fx.desk.save_settings(before.clone()).unwrap();
+    let saved = std::fs::read(&fx.config.settings_path).unwrap();
+
+    let project = fx.config.default_spool.with_file_name("some-project");
+    std::fs::create_dir_all(project.join("tmp")).unwrap();
+    std::fs::write(project.join("tmp/build.o"), b"object").unwrap();
+    std::fs::write(project.join("Cargo.toml"), b"[package]").unwrap();
+    let listing = |dir: &Path| {
+        let mut names: Vec<_> = walk(dir);
+        names.sort();
+        names
+    };
+    let untouched = listing(&project);
+
+    let mut settings = before.clone();
+    settings.spool_dir = project.display().to_string();
+    let error = fx.desk.save_settings(settings).unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadInput, "{error:?}");
+    assert!(error.message.contains("Cargo.toml"), "{}", error.message);
+    assert!(
+        error.message.contains("Nothing was changed"),
+        "{}",
+        error.message
+    );
+    assert_eq!(listing(&project), untouched);
+    assert_eq!(fx.desk.settings(), before);
+    assert_eq!(std::fs::read(&fx.config.settings_path).unwrap(), saved);
+    assert_eq!(
+        fx.desk.status().unwrap().spool_dir,
+        fx.spool.display().to_string()
+    );
+}
+
+/// Team mode is a setting: the spool is reopened for the group, the status says so, and an
+/// unknown group is refused with everything left as it was.
+#[test]
+fn team_mode_is_a_setting() {
+    let fx = start();
+    assert_eq!(fx.desk.status().unwrap().trust, "private");
+
+    let mut unknown = fx.desk.settings();
+    unknown.team = Some("no-such-group-4711".into());
+    let error = fx.desk.save_settings(unknown).unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadInput, "{error:?}");
+    assert!(
+        error.message.contains("no-such-group-4711"),
+        "{}",
+        error.message
+    );
+    assert_eq!(fx.desk.settings().team, None);
+    assert_eq!(fx.desk.status().unwrap().trust, "private");
+
+    // This account's own group, by number: always there, and this account is in it.
+    let gid = primary_gid();
+    let mut team = fx.desk.settings();
+    team.team = Some(format!(" {gid} "));
+    let saved = fx.desk.save_settings(team).unwrap();
+    assert_eq!(saved.team.as_deref(), Some(gid.as_str()));
+    assert_eq!(fx.desk.status().unwrap().trust, format!("team:{gid}"));
+    fx.place(
+        "shared",
+        json!({"questions": [{"type": "confirm", "question": "Shared?"}]}),
+    );
+    fx.wait_pending("shared");
+    assert!(matches!(
+        fx.answer("shared", &answers(&[("q1", json!(true))]))
+            .unwrap(),
+        SubmitResult::Settled { .. }
+    ));
+
+    // Back to private with an empty group.
+    let mut private = fx.desk.settings();
+    private.team = Some(String::new());
+    assert_eq!(fx.desk.save_settings(private).unwrap().team, None);
+    assert_eq!(fx.desk.status().unwrap().trust, "private");
+}
+
+/// This process's real group id, from /proc.
+fn primary_gid() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Gid:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().to_owned()
+}
+
+/// Every path under `dir`, relative to it.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(next) = todo.pop() {
+        for entry in std::fs::read_dir(&next).unwrap().flatten() {
+            let path = entry.path();
+            found.push(path.strip_prefix(dir).unwrap().to_owned());
+            if entry.file_type().unwrap().is_dir() {
+                todo.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// A spool others can write to is reported to the window (status warnings), for as long as
+/// it stays so.
+#[test]
+fn an_unsafe_spool_is_reported_until_it_is_fixed() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = start();
+    assert_eq!(fx.desk.status().unwrap().warnings, Vec::<String>::new());
+    let questions = fx.spool.join("questions");
+    std::fs::set_permissions(&questions, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let warnings = fx.desk.status().unwrap().warnings;
+    assert!(
+        warnings.iter().any(|w| w.contains("questions")),
+        "{warnings:?}"
+    );
+    std::fs::set_permissions(&questions, std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert_eq!(fx.desk.status().unwrap().warnings, Vec::<String>::new());
 }

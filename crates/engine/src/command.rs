@@ -18,18 +18,19 @@ pub type Reply<T> = Sender<T>;
 
 #[derive(Debug)]
 pub enum Command {
-    /// Write the operator's answers (question id → value) as the outcome.
+    /// Write the operator's answers (question id → value) as the outcome, if the request
+    /// is still the version the operator was shown (`version`: its SHA-256, hex).
     Answer {
         id: String,
         answers: Map<String, Value>,
-        answered_by: String,
+        version: String,
         reply: Reply<Result<Outcome, SettleError>>,
     },
-    /// Decline with a reason, which goes to the asker.
+    /// Decline with a reason, which goes to the asker; `version` as for `Answer`.
     Decline {
         id: String,
         reason: String,
-        answered_by: String,
+        version: String,
         reply: Reply<Result<Outcome, SettleError>>,
     },
     /// Place the demo requests; replies with their ids.
@@ -43,13 +44,13 @@ impl Command {
     pub fn answer(
         id: &str,
         answers: Map<String, Value>,
-        answered_by: &str,
+        version: &str,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Answer {
             id: id.to_owned(),
             answers,
-            answered_by: answered_by.to_owned(),
+            version: version.to_owned(),
             reply,
         };
         (command, receiver)
@@ -59,13 +60,13 @@ impl Command {
     pub fn decline(
         id: &str,
         reason: &str,
-        answered_by: &str,
+        version: &str,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Decline {
             id: id.to_owned(),
             reason: reason.to_owned(),
-            answered_by: answered_by.to_owned(),
+            version: version.to_owned(),
             reply,
         };
         (command, receiver)

@@ -22,7 +22,7 @@ use crate::policy;
 use crate::query::Queries;
 use crate::store::{State, Store, StoreError};
 use inbox_spool::{
-    classify, read_capped_with_time, Area, Placed, ReadError, Spool, SpoolError, TMP_MAX_AGE,
+    classify, Area, Placed, ReadError, Spool, SpoolError, SpoolFile, TMP_MAX_AGE,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +44,13 @@ pub enum SettleError {
     Invalid(Vec<Problem>),
     #[error("request \"{}\" is already settled: {} by {}", .0.id, .0.status, .0.answered_by)]
     AlreadySettled(Box<Outcome>),
+    /// The request file is not the version the operator was shown (it was replaced, or
+    /// changed after it was placed): nothing was written.
+    #[error("request \"{id}\" was not answered: {reason}")]
+    Changed { id: String, reason: String },
+    /// Nobody may answer this request here (see `RequestSummary::blocked`).
+    #[error("request \"{id}\" is blocked: {reason}")]
+    Blocked { id: String, reason: String },
     #[error("request \"{0}\" was cancelled by its asker")]
     Cancelled(String),
     #[error("request \"{id}\" cannot be read: {reason}")]
@@ -109,6 +116,10 @@ pub struct Engine {
     spool: Spool,
     store: Store,
     instance: String,
+    /// `answered_by` of what a person answers through this engine: `operator:<account>`,
+    /// the OS account this process runs as, which is also the owner of the files it
+    /// writes (other inboxes check that they agree).
+    operator: String,
     events: Option<Sender<Event>>,
     notifier: Box<dyn Notifier>,
     /// Events of the current batch, sent only after it commits.
@@ -130,6 +141,7 @@ impl Engine {
             spool,
             store,
             instance,
+            operator: crate::operator::answered_by(&crate::operator::account()),
             events: None,
             notifier: Box::new(Silent),
             outbox: Vec::new(),
@@ -200,18 +212,18 @@ impl Engine {
             Command::Answer {
                 id,
                 answers,
-                answered_by,
+                version,
                 reply,
             } => {
-                let _ = reply.send(self.answer(&id, &answers, &answered_by));
+                let _ = reply.send(self.answer(&id, &answers, Some(&version)));
             }
             Command::Decline {
                 id,
                 reason,
-                answered_by,
+                version,
                 reply,
             } => {
-                let _ = reply.send(self.decline(&id, &reason, &answered_by));
+                let _ = reply.send(self.decline(&id, &reason, Some(&version)));
             }
             Command::PlaceDemo { reply } => {
                 let placed = crate::demo::place_demo(&self.spool);
@@ -229,6 +241,11 @@ impl Engine {
                 let _ = reply.send(placed);
             }
         }
+    }
+
+    /// `operator:<account>`: how a person's answer through this engine is recorded.
+    pub fn operator(&self) -> &str {
+        &self.operator
     }
 
     /// `<host>/<instance id>`, written into every outcome this engine decides.
@@ -290,7 +307,10 @@ impl Engine {
                     Ok(id) => match area {
                         Area::Questions => match engine.store.state(&id)? {
                             None => engine.ingest_request(&id)?,
-                            Some(State::Pending) => engine.adopt(&id)?,
+                            Some(State::Pending) => {
+                                engine.check_unchanged(&id)?;
+                                engine.adopt(&id)?;
+                            }
                             Some(_) => {}
                         },
                         Area::Answers => engine.ingest_outcome(&id)?,
@@ -426,19 +446,26 @@ impl Engine {
         Ok(())
     }
 
-    /// Writes the operator's answers (an object keyed by question id) as the outcome.
+    /// Writes the operator's answers (an object keyed by question id) as the outcome,
+    /// recorded as this engine's [`Engine::operator`].
+    ///
+    /// `version` is the SHA-256 (hex, or a prefix of at least [`MIN_VERSION_PREFIX`]
+    /// digits) of the request as the operator was shown it; the answer is refused
+    /// ([`SettleError::Changed`]) unless the file still is that version. `None` binds to the
+    /// version the inbox holds (what `list` and `show` display), which the file must still
+    /// be.
     pub fn answer(
         &mut self,
         id: &str,
         given: &Map<String, Value>,
-        answered_by: &str,
+        version: Option<&str>,
     ) -> Result<Outcome, SettleError> {
-        let request = self.open_pending(id)?;
+        let request = self.open_pending(id, version)?;
         let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
         let outcome = Outcome::new(
             id,
             OutcomeStatus::Answered,
-            answered_by,
+            self.operator.clone(),
             &self.instance,
             Utc::now(),
         )
@@ -450,14 +477,14 @@ impl Engine {
         self.settle_as_operator(outcome)
     }
 
-    /// Declines a request with a reason.
+    /// Declines a request with a reason; `version` as for [`Engine::answer`].
     pub fn decline(
         &mut self,
         id: &str,
         reason: &str,
-        answered_by: &str,
+        version: Option<&str>,
     ) -> Result<Outcome, SettleError> {
-        let request = self.open_pending(id)?;
+        let request = self.open_pending(id, version)?;
         let reason = reason.trim();
         if reason.is_empty() {
             return Err(SettleError::Invalid(vec![Problem::new(
@@ -468,7 +495,7 @@ impl Engine {
         let outcome = Outcome::new(
             id,
             OutcomeStatus::Declined,
-            answered_by,
+            self.operator.clone(),
             &self.instance,
             Utc::now(),
         )
@@ -483,25 +510,35 @@ impl Engine {
     /// Places a cancel tombstone for a request (the asker's side of withdrawing it).
     pub fn cancel(&mut self, id: &str, reason: &str) -> Result<Placed, SettleError> {
         self.ensure_known(id)?;
-        if let Some(outcome) = self.read_outcome_file(id) {
+        if let Some(Ok(outcome)) = self.standing_outcome(id)? {
             return Err(SettleError::AlreadySettled(Box::new(outcome)));
         }
         let placed = self.spool.place_tombstone(id, reason)?;
         self.in_batch(|engine| engine.ingest_tombstone(id))?;
         // A writer that read the request before the tombstone existed may have linked its
         // outcome meanwhile; that outcome stands (see `ingest_outcome`), so say so.
-        if let Some(outcome) = self.read_outcome_file(id) {
+        if let Some(Ok(outcome)) = self.standing_outcome(id)? {
             self.in_batch(|engine| engine.ingest_outcome(id))?;
             return Err(SettleError::AlreadySettled(Box::new(outcome)));
         }
         Ok(placed)
     }
 
-    /// The request as the spool holds it, if it is still open.
-    fn open_pending(&mut self, id: &str) -> Result<Request, SettleError> {
+    /// The request as the spool holds it, if it is still open, may be answered here, and
+    /// is the version the operator was shown (see [`Engine::answer`]).
+    fn open_pending(&mut self, id: &str, version: Option<&str>) -> Result<Request, SettleError> {
         self.ensure_known(id)?;
-        if let Some(outcome) = self.read_outcome_file(id) {
-            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        match self.standing_outcome(id)? {
+            Some(Ok(outcome)) => return Err(SettleError::AlreadySettled(Box::new(outcome))),
+            Some(Err(reason)) => {
+                let reason = bad_outcome_reason(&reason);
+                self.in_batch(|engine| engine.block(id, &reason))?;
+                return Err(SettleError::Blocked {
+                    id: id.to_owned(),
+                    reason,
+                });
+            }
+            None => {}
         }
         if self.spool.exists(Area::Cancel, id) {
             return Err(SettleError::Cancelled(id.to_owned()));
@@ -512,20 +549,106 @@ impl Engine {
                 error: kept.last_error,
             });
         }
-        let bytes = self
-            .spool
-            .read(Area::Questions, id)
-            .map_err(|error| match error {
-                ReadError::Missing => SettleError::NotFound(id.to_owned()),
-                other => SettleError::Unreadable {
+        let stored = self.store.detail(id)?.and_then(|detail| {
+            let blocked = detail.summary.blocked;
+            detail.request.map(|request| (request, blocked))
+        });
+        let Some((stored, blocked)) = stored else {
+            return Err(SettleError::NotFound(id.to_owned()));
+        };
+        if let Some(reason) = blocked {
+            if reason.starts_with(BAD_OUTCOME) {
+                // The invalid outcome file is gone (checked above): the block is lifted.
+                self.store.clear_blocked(id)?;
+            } else {
+                return Err(SettleError::Blocked {
+                    id: id.to_owned(),
+                    reason,
+                });
+            }
+        }
+        let bytes = match self.spool.read_file(Area::Questions, id) {
+            Ok(file) => file.bytes,
+            Err(ReadError::Missing) => return Err(SettleError::NotFound(id.to_owned())),
+            Err(other) => {
+                return Err(SettleError::Unreadable {
                     id: id.to_owned(),
                     reason: other.to_string(),
-                },
-            })?;
+                })
+            }
+        };
+        if inbox_protocol::sha256_hex(&bytes) != stored.sha256 {
+            self.in_batch(|engine| engine.block(id, CHANGED))?;
+            return Err(SettleError::Changed {
+                id: id.to_owned(),
+                reason: CHANGED.to_owned(),
+            });
+        }
+        if let Some(version) = version {
+            if !same_version(version, &stored.sha256) {
+                return Err(SettleError::Changed {
+                    id: id.to_owned(),
+                    reason: format!(
+                        "the version you were shown ({}) is not the request in the inbox \
+                         (version {}); look at it again",
+                        inbox_protocol::text::one_line(short_version(version)),
+                        short_version(&stored.sha256)
+                    ),
+                });
+            }
+        }
         parse_request(&bytes, Some(id)).map_err(|errors| SettleError::Unreadable {
             id: id.to_owned(),
             reason: format!("the request is invalid: {}", errors[0]),
         })
+    }
+
+    /// The request, if it may be answered now in the version given (see
+    /// [`Engine::answer`]); else why not. Writes nothing.
+    pub fn answerable(&mut self, id: &str, version: Option<&str>) -> Result<Request, SettleError> {
+        self.open_pending(id, version)
+    }
+
+    /// Blocks a pending request for `reason`, once, and reports it.
+    fn block(&mut self, id: &str, reason: &str) -> Result<(), EngineError> {
+        if self.store.mark_blocked(id, reason, Utc::now())? {
+            self.outbox.push(Event::Blocked {
+                id: id.to_owned(),
+                reason: reason.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A pending request's file was touched: if its content is not what was ingested, it
+    /// is blocked for good. The changed version is never answered under the old one's
+    /// approval, and no policy settles it.
+    fn check_unchanged(&mut self, id: &str) -> Result<(), EngineError> {
+        let Some(stored) = self.store.detail(id)?.and_then(|detail| detail.request) else {
+            return Ok(());
+        };
+        let path = self.spool.path(Area::Questions, id);
+        match self.spool.read_file(Area::Questions, id) {
+            Ok(file) if inbox_protocol::sha256_hex(&file.bytes) == stored.sha256 => Ok(()),
+            Ok(_) => {
+                self.problem(&path, CHANGED)?;
+                self.block(id, CHANGED)
+            }
+            Err(ReadError::Missing | ReadError::Io(_)) => Ok(()),
+            Err(other) => self.problem(&path, &other.to_string()),
+        }
+    }
+
+    /// The outcome file standing for a request, if there is one: `Ok` if it may be
+    /// trusted as the request's outcome, `Err(why)` if not (see [`Engine::verified`]).
+    fn standing_outcome(&self, id: &str) -> Result<Option<Result<Outcome, String>>, EngineError> {
+        let file = match self.spool.read_file(Area::Answers, id) {
+            Ok(file) => file,
+            Err(ReadError::Missing) => return Ok(None),
+            Err(error) => return Ok(Some(Err(error.to_string()))),
+        };
+        let request = self.store.detail(id)?.and_then(|detail| detail.request);
+        Ok(Some(verified(&file, request.as_ref())))
     }
 
     /// Brings one request into the store, so history records who settled it.
@@ -578,11 +701,6 @@ impl Engine {
             }
             Ok(waiting)
         })
-    }
-
-    fn read_outcome_file(&self, id: &str) -> Option<Outcome> {
-        let bytes = self.spool.read(Area::Answers, id).ok()?;
-        Outcome::from_file_bytes(&bytes).ok()
     }
 
     /// Writes an outcome unless one exists, and records whichever outcome stands. When the
@@ -644,23 +762,18 @@ impl Engine {
                 self.record(&outcome)?;
                 Ok(Settled::Written(outcome))
             }
-            Placed::AlreadyThere => {
-                let standing = match self.spool.read(Area::Answers, &id) {
-                    Ok(bytes) => Outcome::from_file_bytes(&bytes).ok(),
-                    Err(_) => None,
-                };
-                match standing {
-                    Some(standing) => {
-                        self.record(&standing)?;
-                        Ok(Settled::Lost(standing))
-                    }
-                    None => {
-                        let path = self.spool.path(Area::Answers, &id);
-                        self.problem(&path, "the outcome file is not a valid outcome")?;
-                        Ok(Settled::Lost(outcome))
-                    }
+            Placed::AlreadyThere => match self.standing_outcome(&id)? {
+                Some(Ok(standing)) => {
+                    self.record(&standing)?;
+                    Ok(Settled::Lost(standing))
                 }
-            }
+                Some(Err(reason)) => {
+                    self.bad_outcome(&id, &reason)?;
+                    Ok(Settled::Lost(outcome))
+                }
+                // Gone again already: the next event or scan sees what replaced it.
+                None => Ok(Settled::Lost(outcome)),
+            },
         }
     }
 
@@ -681,11 +794,11 @@ impl Engine {
     fn ingest_request(&mut self, id: &str) -> Result<(), EngineError> {
         let now = Utc::now();
         let path = self.spool.path(Area::Questions, id);
-        let (parsed, placed_at, sha256) = match read_capped_with_time(&path) {
-            Ok((bytes, modified)) => (
-                parse_request(&bytes, Some(id)),
-                DateTime::<Utc>::from(modified),
-                Some(inbox_protocol::sha256_hex(&bytes)),
+        let (parsed, placed_at, sha256) = match self.spool.read_file(Area::Questions, id) {
+            Ok(file) => (
+                parse_request(&file.bytes, Some(id)),
+                DateTime::<Utc>::from(file.modified),
+                Some(inbox_protocol::sha256_hex(&file.bytes)),
             ),
             Err(ReadError::Missing) => return Ok(()),
             // Too big to read, but its name is a valid id: the asker gets a rejection.
@@ -739,18 +852,11 @@ impl Engine {
             // An outcome file always stands, even one a racing writer linked after the
             // asker's tombstone: the asker reads `answers/` first, and a rebuild from the
             // spool must reach the same state as this engine.
-            Some(State::Pending | State::Cancelled) => {
-                let path = self.spool.path(Area::Answers, id);
-                match self.spool.read(Area::Answers, id) {
-                    Ok(bytes) => match Outcome::from_file_bytes(&bytes) {
-                        Ok(outcome) if outcome.id == id => self.record(&outcome),
-                        Ok(_) => self.problem(&path, "the outcome's id differs from its file name"),
-                        Err(reason) => self.problem(&path, &reason),
-                    },
-                    Err(ReadError::Missing) => Ok(()),
-                    Err(error) => self.problem(&path, &error.to_string()),
-                }
-            }
+            Some(State::Pending | State::Cancelled) => match self.standing_outcome(id)? {
+                Some(Ok(outcome)) => self.record(&outcome),
+                Some(Err(reason)) => self.bad_outcome(id, &reason),
+                None => Ok(()),
+            },
             // Another process sharing the database recorded it before this engine saw the
             // file: report what it recorded.
             Some(State::Settled(status)) if self.close(id) => {
@@ -772,7 +878,7 @@ impl Engine {
     fn ingest_tombstone(&mut self, id: &str) -> Result<(), EngineError> {
         // An outcome placed before the tombstone stands: the asker may already have read it.
         match self.store.state(id)? {
-            Some(State::Pending) if !self.spool.exists(Area::Answers, id) => {
+            Some(State::Pending) if !matches!(self.standing_outcome(id)?, Some(Ok(_))) => {
                 let reason = self
                     .spool
                     .read(Area::Cancel, id)
@@ -791,6 +897,18 @@ impl Engine {
                 self.outbox.push(Event::Cancelled { id: id.to_owned() });
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// An outcome file that may not be trusted: a problem on its path, and its request is
+    /// blocked (the file's name is taken, so no answer can be linked after it).
+    fn bad_outcome(&mut self, id: &str, reason: &str) -> Result<(), EngineError> {
+        let reason = bad_outcome_reason(reason);
+        let path = self.spool.path(Area::Answers, id);
+        self.problem(&path, &reason)?;
+        if self.store.state(id)? == Some(State::Pending) {
+            self.block(id, &reason)?;
         }
         Ok(())
     }
@@ -841,6 +959,59 @@ impl Engine {
             let _ = events.send(event);
         }
     }
+}
+
+/// The block of a request whose file changed after it was placed.
+const CHANGED: &str = "its file changed after it was placed; the changed version is never \
+     answered under the old one's approval (the asker may cancel it and ask again)";
+
+/// How the block of an invalid outcome file begins (it is lifted when the file goes).
+const BAD_OUTCOME: &str = "an invalid outcome file blocks this request";
+
+/// The shortest version prefix an operator may give (`answer --version`): 48 bits.
+pub const MIN_VERSION_PREFIX: usize = 12;
+
+fn bad_outcome_reason(why: &str) -> String {
+    format!("{BAD_OUTCOME}: {why}")
+}
+
+/// Whether `shown` (hex, maybe a prefix) names the request version `sha256`.
+fn same_version(shown: &str, sha256: &str) -> bool {
+    let shown = shown.trim();
+    shown.len() >= MIN_VERSION_PREFIX
+        && shown.len() <= sha256.len()
+        && sha256[..shown.len()].eq_ignore_ascii_case(shown)
+}
+
+/// A version as people read it: the first 12 hex digits.
+fn short_version(sha256: &str) -> &str {
+    sha256.get(..MIN_VERSION_PREFIX).unwrap_or(sha256)
+}
+
+/// Whether an outcome file may be trusted: it parses, passes the protocol's checks against
+/// the request it names (`inbox_protocol::verify_outcome_for`), and a person's answer
+/// names the account that owns the file.
+fn verified(file: &SpoolFile, request: Option<&Request>) -> Result<Outcome, String> {
+    let outcome = Outcome::from_file_bytes(&file.bytes)?;
+    let Some(request) = request else {
+        // A request that never was valid: only a rejection can stand for it.
+        return match outcome.status {
+            OutcomeStatus::Rejected => Ok(outcome),
+            other => Err(format!("it says {other}, but the request is not valid")),
+        };
+    };
+    inbox_protocol::verify_outcome_for(&outcome, request)?;
+    if let Some(name) = inbox_protocol::operator_account(&outcome) {
+        let owner = inbox_spool::account_name(file.owner);
+        if owner.as_deref() != Some(name) {
+            return Err(format!(
+                "it says operator:{} answered, but the file was written by {}",
+                inbox_protocol::text::one_line(name),
+                owner.unwrap_or_else(|| format!("uid {}", file.owner))
+            ));
+        }
+    }
+    Ok(outcome)
 }
 
 fn ingested_event(id: &str, request: &Request) -> Event {

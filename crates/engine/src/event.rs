@@ -44,6 +44,9 @@ pub enum Event {
     Recovered,
     /// The asker withdrew a pending request.
     Cancelled { id: String },
+    /// A pending request that nobody may answer here, and why: its file changed after it
+    /// was placed, or an invalid outcome file stands in its place.
+    Blocked { id: String, reason: String },
     /// A bubble was shown for these requests: one request's own, or (`merged`) one summary
     /// standing for several. Sent by the notifier once the bubble went out, so never while
     /// notifications are off, silenced or unavailable.
@@ -103,6 +106,7 @@ impl Event {
             Event::Trouble { message } => format!("trouble: {message}; retrying"),
             Event::Recovered => "recovered: the inbox works again".to_owned(),
             Event::Cancelled { id } => format!("cancelled {id} by its asker"),
+            Event::Blocked { id, reason } => format!("blocked {id}: {reason}"),
             Event::Notified { ids, merged } => {
                 let what = if *merged { " (one summary)" } else { "" };
                 format!("notified{what}: {}", ids.join(", "))

@@ -29,9 +29,9 @@ pub mod store;
 pub mod watcher;
 
 pub use command::Command;
-pub use engine::{Engine, EngineError, SettleError, Wake};
+pub use engine::{Engine, EngineError, SettleError, Wake, MIN_VERSION_PREFIX};
 pub use event::Event;
-pub use inbox_spool::{faults, spool, Area, Placed, Spool, SpoolError};
+pub use inbox_spool::{faults, spool, Area, Placed, Spool, SpoolError, Trust};
 pub use query::{Queries, Reader};
 pub use store::{RequestDetail, RequestSummary, State, Store, StoreError};
 pub use watcher::{run, run_with_commands, WatchOptions};

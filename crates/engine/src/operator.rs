@@ -1,20 +1,15 @@
-//! Who the operator is, as every surface records it: `answered_by` is `operator:<name>`,
-//! and the name comes from the same place for the CLI and the app, so one person's answers
-//! read the same in history whichever surface they used.
+//! Who the operator is, as every surface records it: `answered_by` is `operator:<account>`,
+//! the OS account, for the CLI and the app alike, so one person's answers read the same in
+//! history whichever surface they used, and match the owner of the files written.
 
 /// The prefix of every answer a person gave (policies write `policy:<name>`).
 pub const PREFIX: &str = "operator:";
 
-/// The operator's name from the environment: `$USER`, else `$LOGNAME` (set by login and
-/// sshd where `USER` may not be, as under some cron and container setups), else
-/// `operator`.
-pub fn name_from_env() -> String {
-    ["USER", "LOGNAME"]
-        .iter()
-        .filter_map(|var| std::env::var(var).ok())
-        .map(|name| name.trim().to_owned())
-        .find(|name| !name.is_empty())
-        .unwrap_or_else(|| "operator".to_owned())
+/// The operator's name: the OS account this process runs as. Not `$USER` or a flag: the
+/// account is what owns the outcome files this process writes, and other inboxes check
+/// that `answered_by` names the file's owner, so nobody can answer in another's name.
+pub fn account() -> String {
+    inbox_spool::current_account()
 }
 
 /// `answered_by` for an answer `name` gave.

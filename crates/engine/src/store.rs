@@ -6,6 +6,7 @@
 //! network filesystems) and losing it loses no decision.
 
 use std::collections::HashMap;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -133,6 +134,9 @@ fn migrations() -> Migrations<'static> {
                  last_error TEXT NOT NULL
              );",
         ),
+        // A pending request nobody may answer here, and why: its file changed after it was
+        // placed, or an invalid outcome file stands in its place. Policies leave it alone.
+        M::up("ALTER TABLE requests ADD COLUMN blocked TEXT;"),
     ])
 }
 
@@ -188,6 +192,10 @@ pub struct RequestSummary {
     /// spool: why the last attempt failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unwritten: Option<String>,
+    /// Set while a pending request is blocked: nobody may answer it here, and why (its file
+    /// changed after it was placed, or an invalid outcome file stands in its place).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
 }
 
 /// An outcome kept in the store because the spool would not take it yet.
@@ -251,7 +259,7 @@ fn priority_of(rank: i64) -> Priority {
 
 const SUMMARY_COLUMNS: &str = "r.id, r.status, r.title, r.source_json, r.priority, \
      r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by, r.mode, \
-     u.last_error";
+     u.last_error, r.blocked";
 
 /// The tables every summary reads from.
 const SUMMARY_FROM: &str = "requests r LEFT JOIN outcomes o ON o.request_id = r.id \
@@ -259,11 +267,20 @@ const SUMMARY_FROM: &str = "requests r LEFT JOIN outcomes o ON o.request_id = r.
 
 impl Store {
     /// Opens (creating if needed) the database and brings its schema up to date.
+    /// The file is private to its account (0600, whatever the umask): it holds every
+    /// answer. SQLite gives its `-wal` and `-shm` files the same mode.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(parent) = path.parent() {
-            let _ = std::fs::create_dir_all(parent);
+            if !parent.as_os_str().is_empty() && !parent.exists() {
+                let _ = std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent);
+            }
         }
-        Self::setup(Connection::open(path)?)
+        let conn = Connection::open(path)?;
+        make_private(path);
+        Self::setup(conn)
     }
 
     /// A private database, for tests and one-shot checks.
@@ -716,8 +733,8 @@ impl Store {
         let rows = stmt.query_map(params, |r| {
             Ok((
                 summary_from_row(r)?,
-                r.get::<_, Option<String>>(12)?,
                 r.get::<_, Option<String>>(13)?,
+                r.get::<_, Option<String>>(14)?,
             ))
         })?;
         let mut details = Vec::new();
@@ -752,7 +769,7 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT id, request_json, placed_at FROM requests
              WHERE status = 'pending' AND request_json IS NOT NULL
-               AND (?1 IS NULL OR deadline <= ?1)
+               AND (?1 IS NULL OR deadline <= ?1) AND blocked IS NULL
                AND id NOT IN (SELECT request_id FROM unwritten)",
         )?;
         let rows = stmt.query_map([due_by.map(ms)], |r| {
@@ -780,10 +797,42 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT MIN(deadline) FROM requests WHERE status = 'pending'
-                 AND id NOT IN (SELECT request_id FROM unwritten)",
+                 AND blocked IS NULL AND id NOT IN (SELECT request_id FROM unwritten)",
             )?
             .query_row([], |r| r.get(0))?;
         Ok(next.map(from_ms))
+    }
+
+    /// Blocks a pending request (see [`RequestSummary::blocked`]); true if it was not
+    /// blocked for this reason before.
+    pub fn mark_blocked(
+        &mut self,
+        id: &str,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let changed = self.conn.prepare_cached(
+            "UPDATE requests SET blocked = ?2
+             WHERE id = ?1 AND status = 'pending' AND blocked IS NOT ?2",
+        )?
+        .execute(params![id, reason])?;
+        if changed > 0 {
+            self.log(
+                Some(id),
+                "blocked",
+                &serde_json::json!({ "reason": reason }),
+                now,
+            )?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Lifts a block whose cause is gone (an invalid outcome file was removed).
+    pub fn clear_blocked(&mut self, id: &str) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached("UPDATE requests SET blocked = NULL WHERE id = ?1")?
+            .execute([id])?;
+        Ok(())
     }
 
     /// Remembers a spool problem; true the first time this path is seen with this reason.
@@ -856,6 +905,25 @@ impl Store {
     }
 }
 
+/// Restricts the database file to its owner. A file that cannot be changed (another
+/// account's) is left as it is, with a warning: refusing to start would help nobody.
+fn make_private(path: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    if meta.is_file() && meta.mode() & 0o077 != 0 {
+        if let Err(error) =
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        {
+            tracing::warn!(
+                "the database {} is readable by other accounts and cannot be made private: {error}",
+                path.display()
+            );
+        }
+    }
+}
+
 fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
     let status: String = r.get(1)?;
     let source_json: String = r.get(3)?;
@@ -876,6 +944,7 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
             Mode::Interactive
         },
         unwritten: r.get(11)?,
+        blocked: r.get(12)?,
     })
 }
 

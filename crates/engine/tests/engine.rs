@@ -45,6 +45,16 @@ impl Fixture {
     fn outcome(&self, id: &str) -> Outcome {
         Outcome::from_file_bytes(&self.spool.read(Area::Answers, id).unwrap()).unwrap()
     }
+
+    /// The version of a request as a front end shows it: its file's SHA-256.
+    fn version(&self, id: &str) -> String {
+        inbox_protocol::sha256_hex(&self.spool.read(Area::Questions, id).unwrap())
+    }
+}
+
+/// How a person's answer through these engines is recorded: the account the tests run as.
+fn me() -> String {
+    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
 }
 
 fn confirm_request(id: &str, extra: Value) -> Vec<u8> {
@@ -75,12 +85,12 @@ fn a_request_is_ingested_answered_once_and_recorded() {
     assert!(matches!(&drain(&events)[..], [Event::Ingested { id, .. }] if id == "r1"));
 
     let outcome = engine
-        .answer("r1", &answers(json!({"go": true})), "operator:ann")
+        .answer("r1", &answers(json!({"go": true})), None)
         .unwrap();
     assert_eq!(outcome.status, OutcomeStatus::Answered);
     let on_disk = fx.outcome("r1");
     assert_eq!(on_disk.answers["go"], json!(true));
-    assert_eq!(on_disk.answered_by, "operator:ann");
+    assert_eq!(on_disk.answered_by, me());
     assert_eq!(
         on_disk.request_sha256.as_deref(),
         Some(inbox_protocol::sha256_hex(&confirm_request("r1", json!({}))).as_str())
@@ -93,8 +103,8 @@ fn a_request_is_ingested_answered_once_and_recorded() {
         }]
     ));
 
-    match engine.answer("r1", &answers(json!({"go": false})), "operator:bob") {
-        Err(SettleError::AlreadySettled(first)) => assert_eq!(first.answered_by, "operator:ann"),
+    match engine.answer("r1", &answers(json!({"go": false})), None) {
+        Err(SettleError::AlreadySettled(first)) => assert_eq!(first.answered_by, me()),
         other => panic!("expected AlreadySettled, got {other:?}"),
     }
     assert_eq!(
@@ -122,7 +132,7 @@ fn invalid_answers_write_nothing() {
     match engine.answer(
         "r1",
         &answers(json!({"go": "maybe", "nope": 1})),
-        "operator:ann",
+        None,
     ) {
         Err(SettleError::Invalid(problems)) => assert_eq!(problems.len(), 2, "{problems:?}"),
         other => panic!("expected Invalid, got {other:?}"),
@@ -293,11 +303,11 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
         .unwrap();
     let (mut engine, _events) = fx.engine();
     assert!(matches!(
-        engine.decline("d", "  ", "operator:ann"),
+        engine.decline("d", "  ", None),
         Err(SettleError::Invalid(_))
     ));
     let declined = engine
-        .decline("d", "not during the freeze", "operator:ann")
+        .decline("d", "not during the freeze", None)
         .unwrap();
     assert_eq!(declined.status, OutcomeStatus::Declined);
     assert_eq!(
@@ -308,7 +318,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
     engine.cancel("c", "superseded").unwrap();
     assert_eq!(engine.queries().state("c").unwrap(), Some(State::Cancelled));
     assert!(matches!(
-        engine.answer("c", &answers(json!({"go": true})), "operator:ann"),
+        engine.answer("c", &answers(json!({"go": true})), None),
         Err(SettleError::Cancelled(_))
     ));
     assert!(matches!(
@@ -316,7 +326,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
         Err(SettleError::AlreadySettled(_))
     ));
     assert!(matches!(
-        engine.answer("nope", &answers(json!({})), "operator:ann"),
+        engine.answer("nope", &answers(json!({})), None),
         Err(SettleError::NotFound(_))
     ));
 }
@@ -332,7 +342,7 @@ fn a_lost_database_is_rebuilt_from_the_spool() {
     {
         let (mut engine, _events) = fx.engine();
         engine
-            .answer("a", &answers(json!({"go": true})), "operator:ann")
+            .answer("a", &answers(json!({"go": true})), None)
             .unwrap();
         engine.cancel("b", "").unwrap();
     }
@@ -353,7 +363,7 @@ fn a_lost_database_is_rebuilt_from_the_spool() {
             .summary
             .answered_by
             .as_deref(),
-        Some("operator:ann")
+        Some(me().as_str())
     );
 }
 
@@ -430,11 +440,11 @@ fn loop_picks_up_requests_outcomes_and_cancels(options: WatchOptions) {
 
     // Another process (the CLI) answers: the loop records it.
     let (mut cli, _cli_events) = fx.engine_with_db("cli.sqlite3");
-    cli.answer("live", &answers(json!({"go": true})), "operator:ann")
+    cli.answer("live", &answers(json!({"go": true})), None)
         .unwrap();
     wait_for(
         &events,
-        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && answered_by == "operator:ann"),
+        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && *answered_by == me()),
     );
 
     place_by_rename(
@@ -535,11 +545,11 @@ fn the_loop_reports_changes_recorded_by_others_in_its_database() {
         &events,
         |e| matches!(e, Event::Ingested { id, .. } if id == "live"),
     );
-    cli.answer("live", &answers(json!({"go": true})), "operator:ann")
+    cli.answer("live", &answers(json!({"go": true})), None)
         .unwrap();
     wait_for(
         &events,
-        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && answered_by == "operator:ann"),
+        |e| matches!(e, Event::Settled { id, answered_by, .. } if id == "live" && *answered_by == me()),
     );
 
     place_by_rename(&fx.spool, "gone", &confirm_request("gone", json!({})));
@@ -583,13 +593,12 @@ fn an_outcome_linked_after_the_tombstone_stands() {
     );
 
     // Another inbox that had read the request before the tombstone appeared.
-    let late = Outcome::new(
-        "raced",
-        OutcomeStatus::Answered,
-        "operator:bob",
-        "other/1",
-        Utc::now(),
-    );
+    let bytes = f.spool.read(Area::Questions, "raced").unwrap();
+    let request = inbox_protocol::parse_request(&bytes, Some("raced")).unwrap();
+    let set = inbox_protocol::check_answers(&request, &answers(json!({"go": true}))).unwrap();
+    let late = Outcome::new("raced", OutcomeStatus::Answered, me(), "other/1", Utc::now())
+        .with_answers(set)
+        .with_request_sha256(Some(request.sha256.clone()));
     f.spool
         .write_outcome("raced", &late.to_file_bytes())
         .unwrap();
@@ -600,7 +609,7 @@ fn an_outcome_linked_after_the_tombstone_stands() {
         Some(State::Settled(OutcomeStatus::Answered))
     );
     assert!(drain(&events).iter().any(|e| matches!(e,
-        Event::Settled { id, answered_by, .. } if id == "raced" && answered_by == "operator:bob")));
+        Event::Settled { id, answered_by, .. } if id == "raced" && *answered_by == me())));
 
     // A database rebuilt from the spool agrees.
     let (mut rebuilt, _) = f.engine_with_db("rebuilt.sqlite3");
@@ -646,7 +655,7 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
     let ids: Vec<String> = request.questions.iter().map(|q| q.id.clone()).collect();
     let given =
         answers(json!({ids[0].clone(): "billing", ids[1].clone(): "3", ids[2].clone(): true}));
-    engine.answer("elicit", &given, "operator:ann").unwrap();
+    engine.answer("elicit", &given, None).unwrap();
     let reply = f
         .outcome("elicit")
         .reply
@@ -658,7 +667,7 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
     );
 
     engine
-        .decline("interrupt", "not to this customer", "operator:ann")
+        .decline("interrupt", "not to this customer", None)
         .unwrap();
     let reply = f
         .outcome("interrupt")
@@ -695,20 +704,20 @@ fn commands_are_done_by_the_loop_and_reported_once() {
         &events,
         |e| matches!(e, Event::Ingested { id, .. } if id == "cmd"),
     );
-    let (answer, reply) = Command::answer("cmd", answers(json!({"go": true})), "operator:ann");
+    let (answer, reply) = Command::answer("cmd", answers(json!({"go": true})), &fx.version("cmd"));
     commands.send(answer).unwrap();
     let outcome = reply
         .recv_timeout(Duration::from_secs(20))
         .unwrap()
         .unwrap();
-    assert_eq!(outcome.answered_by, "operator:ann");
-    assert_eq!(fx.outcome("cmd").answered_by, "operator:ann");
+    assert_eq!(outcome.answered_by, me());
+    assert_eq!(fx.outcome("cmd").answered_by, me());
 
-    let (again, second) = Command::answer("cmd", answers(json!({"go": false})), "operator:bob");
+    let (again, second) = Command::answer("cmd", answers(json!({"go": false})), &fx.version("cmd"));
     commands.send(again).unwrap();
     assert!(matches!(
         second.recv_timeout(Duration::from_secs(20)).unwrap(),
-        Err(SettleError::AlreadySettled(winner)) if winner.answered_by == "operator:ann"
+        Err(SettleError::AlreadySettled(winner)) if winner.answered_by == me()
     ));
 
     // The loop ends when its front end goes away; every event it sent is in the channel.

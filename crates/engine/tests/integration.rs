@@ -4,3 +4,4 @@
 
 mod engine;
 mod spool_model;
+mod integrity;

@@ -26,8 +26,19 @@ use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use serde_json::{json, Map, Value};
 
-const OPERATOR: &str = "operator:cli";
-const OTHER_OPERATOR: &str = "operator:other";
+/// A person's answer through this machine's engines: the account the tests run as.
+fn operator() -> String {
+    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
+}
+
+/// The same account, answering through another inbox (told apart by its instance).
+fn other_operator() -> String {
+    format!("{}{OTHER_HOST_MARK}", operator())
+}
+
+/// Another inbox's instance begins with this; [`settlement`] marks what it wrote.
+const OTHER_HOST: &str = "other-host/";
+const OTHER_HOST_MARK: &str = " (other inbox)";
 const AUTONOMOUS: &str = "policy:autonomous";
 const EXPIRY: &str = "policy:expiry";
 const VALIDATION: &str = "policy:validation";
@@ -282,8 +293,8 @@ impl Model {
                 Ok(request) if request.tombstone => Expected::Cancelled,
                 Ok(_) if !valid => Expected::Invalid,
                 Ok(request) => {
-                    Model::settle(request, OutcomeStatus::Answered, OPERATOR);
-                    Expected::Settled((OutcomeStatus::Answered, OPERATOR.to_owned()))
+                    Model::settle(request, OutcomeStatus::Answered, &operator());
+                    Expected::Settled((OutcomeStatus::Answered, operator()))
                 }
             }),
             Transition::Decline { id, blank } => Some(match self.open(id) {
@@ -291,8 +302,8 @@ impl Model {
                 Ok(request) if request.tombstone => Expected::Cancelled,
                 Ok(_) if *blank => Expected::Invalid,
                 Ok(request) => {
-                    Model::settle(request, OutcomeStatus::Declined, OPERATOR);
-                    Expected::Settled((OutcomeStatus::Declined, OPERATOR.to_owned()))
+                    Model::settle(request, OutcomeStatus::Declined, &operator());
+                    Expected::Settled((OutcomeStatus::Declined, operator()))
                 }
             }),
             Transition::Cancel { id } => Some(match self.open(id) {
@@ -348,7 +359,7 @@ fn second_writer_settlement(template: Template) -> Settlement {
     if template == Template::Invalid {
         (OutcomeStatus::Rejected, VALIDATION.to_owned())
     } else {
-        (OutcomeStatus::Answered, OTHER_OPERATOR.to_owned())
+        (OutcomeStatus::Answered, other_operator())
     }
 }
 
@@ -484,7 +495,13 @@ impl System {
 }
 
 fn settlement(outcome: &Outcome) -> Settlement {
-    (outcome.status, outcome.answered_by.clone())
+    // A person's answer says which inbox took it; a rejection reads the same from any.
+    let by = if outcome.instance.starts_with(OTHER_HOST) && outcome.answered_by.starts_with("operator:") {
+        format!("{}{OTHER_HOST_MARK}", outcome.answered_by)
+    } else {
+        outcome.answered_by.clone()
+    };
+    (outcome.status, by)
 }
 
 /// A command's result, in the terms of [`Expected`].
@@ -550,12 +567,12 @@ impl StateMachineTest for SpoolTest {
                 };
                 let given: Map<String, Value> = given.as_object().unwrap().clone();
                 let mut cli = sys.engine();
-                Some(observed(cli.answer(id, &given, OPERATOR)))
+                Some(observed(cli.answer(id, &given, None)))
             }
             Transition::Decline { id, blank } => {
                 let reason = if *blank { "  " } else { "not this week" };
                 let mut cli = sys.engine();
-                Some(observed(cli.decline(id, reason, OPERATOR)))
+                Some(observed(cli.decline(id, reason, None)))
             }
             Transition::Cancel { id } => {
                 let mut cli = sys.engine();
@@ -566,16 +583,27 @@ impl StateMachineTest for SpoolTest {
             }
             Transition::SecondWriter { id, notify } => {
                 let template = sys.before.requests[id].template;
-                let (status, by) = second_writer_settlement(template);
+                let (status, _) = second_writer_settlement(template);
                 let request_bytes = sys.spool.read(Area::Questions, id).unwrap();
-                let outcome = Outcome::new(
+                // Another inbox writes what any inbox would: the version it answers, its
+                // operator's account, answers that fit the questions, and their reply.
+                let mut outcome = Outcome::new(
                     id.as_str(),
                     status,
-                    by,
-                    "other-host/01JOTHERINBOX0000000000000",
+                    if status == OutcomeStatus::Rejected {
+                        VALIDATION.to_owned()
+                    } else {
+                        operator()
+                    },
+                    format!("{OTHER_HOST}01JOTHERINBOX0000000000000"),
                     Utc::now(),
                 )
                 .with_request_sha256(Some(inbox_protocol::sha256_hex(&request_bytes)));
+                if let Ok(request) = inbox_protocol::parse_request(&request_bytes, Some(id)) {
+                    let given = template.valid_answers().as_object().unwrap().clone();
+                    let set = inbox_protocol::check_answers(&request, &given).unwrap();
+                    outcome = outcome.with_answers(set).with_reply(&request);
+                }
                 // Another inbox has a spool handle of its own, and no part in our database.
                 let other = Spool::open(sys.spool.root()).unwrap();
                 assert_eq!(
@@ -660,11 +688,11 @@ impl StateMachineTest for SpoolTest {
                     .expect("a settled request has a row");
                 let outcome = detail.outcome.expect("a settled request has its outcome");
                 assert_eq!(
-                    (outcome.status, outcome.answered_by.as_str()),
-                    (*status, by.as_str()),
+                    settlement(&outcome),
+                    (*status, by.clone()),
                     "recorded outcome of {id}"
                 );
-                assert_eq!(detail.summary.answered_by.as_deref(), Some(by.as_str()));
+                assert_eq!(detail.summary.answered_by.as_deref(), Some(outcome.answered_by.as_str()));
             }
             // What the database records, the spool holds.
             match &request.db {

@@ -245,23 +245,50 @@ struct Attempt {
     stderr: String,
 }
 
+/// Every `answer` runs as this process's account, so every person's outcome says the same
+/// `operator:<account>`: an attempt's unique `token` (`w<worker>-<serial>`), carried in its
+/// answers or its reason, tells whose outcome stands.
 #[derive(Debug, Clone)]
 enum Op {
-    /// `answer --set ... --as NAME`: answered_by `operator:NAME` with these answers.
+    /// `answer --set go=... --set note=TOKEN`: these answers.
     Answer {
-        by: String,
+        token: String,
         answers: Value,
     },
-    /// `answer --decline ... --as NAME`.
+    /// `answer --decline "declined by TOKEN"`.
     Decline {
-        by: String,
+        token: String,
     },
     Cancel,
+}
+
+impl Op {
+    /// Whether `outcome` is this attempt's own: its answers or its decline reason.
+    fn wrote(&self, outcome: &Value) -> bool {
+        match self {
+            Op::Answer { answers, .. } => {
+                outcome["status"] == json!("answered") && outcome["answers"] == *answers
+            }
+            Op::Decline { token } => {
+                outcome["status"] == json!("declined")
+                    && outcome["reason"] == json!(decline_reason(token))
+            }
+            Op::Cancel => false,
+        }
+    }
+}
+
+/// The reason an attempt declines with, which names it.
+fn decline_reason(token: &str) -> String {
+    format!("declined by {token}")
 }
 
 /// State shared by the workers, the monitor and the checks.
 struct Shared {
     binary: PathBuf,
+    /// `answered_by` of every person's outcome: `operator:<the account running the
+    /// commands>`.
+    operator: String,
     cancels: bool,
     root: PathBuf,
     spool: PathBuf,
@@ -299,6 +326,7 @@ pub fn run(config: &Config) -> Result<Report, String> {
     let root = dir.path().to_owned();
     let shared = Shared {
         binary: config.binary.clone(),
+        operator: inbox_engine::operator::answered_by(&inbox_engine::operator::account()),
         cancels: config.cancels,
         spool: root.join("spool"),
         db: root.join("data/inbox.sqlite3"),
@@ -484,6 +512,7 @@ pub(crate) fn command(
         .arg(db)
         .env("HOME", home)
         .env("XDG_DATA_HOME", home.join("xdg"))
+        // Not the account: attribution must come from the account, never from $USER.
         .env("USER", "harness")
         .env_remove("ANSWER_INBOX_DIR")
         .env_remove("ANSWER_INBOX_DB")
@@ -582,8 +611,8 @@ fn answer(
     worker: usize,
     serial: usize,
 ) -> Result<(), String> {
-    // A unique name and note per attempt: the standing outcome then says whose it is.
-    let by = format!("w{worker}-{serial}");
+    // A unique note per attempt: the standing outcome then says whose it is.
+    let token = format!("w{worker}-{serial}");
     let go = rng.bool();
     let out = run_cli(
         shared,
@@ -593,17 +622,15 @@ fn answer(
             "--set",
             &format!("go={}", if go { "yes" } else { "no" }),
             "--set",
-            &format!("note={by}"),
-            "--as",
-            &by,
+            &format!("note={token}"),
         ],
     )?;
     record(
         shared,
         id,
         Op::Answer {
-            answers: json!({"go": go, "note": by}),
-            by,
+            answers: json!({"go": go, "note": token}),
+            token,
         },
         &out,
     );
@@ -611,19 +638,9 @@ fn answer(
 }
 
 fn decline(shared: &Shared, id: &str, worker: usize, serial: usize) -> Result<(), String> {
-    let by = format!("w{worker}-{serial}");
-    let out = run_cli(
-        shared,
-        &[
-            "answer",
-            id,
-            "--decline",
-            &format!("declined by {by}"),
-            "--as",
-            &by,
-        ],
-    )?;
-    record(shared, id, Op::Decline { by }, &out);
+    let token = format!("w{worker}-{serial}");
+    let out = run_cli(shared, &["answer", id, "--decline", &decline_reason(&token)])?;
+    record(shared, id, Op::Decline { token }, &out);
     Ok(())
 }
 
@@ -790,9 +807,16 @@ fn check_spool(
         *report.states.entry(state.clone()).or_default() += 1;
         if let Some(outcome) = snapshot.outcome(id) {
             let by = outcome["answered_by"].as_str().unwrap_or("?");
-            let who = if by.starts_with("operator:") {
+            let who = if by == shared.operator {
                 "operator"
             } else {
+                if by.starts_with("operator:") {
+                    violations.push(format!(
+                        "answers/{id}.json is attributed to {by}, not to the account that \
+                         answered ({})",
+                        shared.operator
+                    ));
+                }
                 by
             };
             *report.settled_by.entry(who.to_owned()).or_default() += 1;
@@ -885,8 +909,8 @@ fn check_attempts(
         let outcome = snapshot.outcome(id);
         let cancelled = snapshot.tombstones.contains(id);
         let what = match &attempt.op {
-            Op::Answer { by, .. } => format!("answer {id} --as {by}"),
-            Op::Decline { by } => format!("answer {id} --decline --as {by}"),
+            Op::Answer { answers, .. } => format!("answer {id} with {answers}"),
+            Op::Decline { token } => format!("answer {id} --decline {:?}", decline_reason(token)),
             Op::Cancel => format!("cancel {id}"),
         };
         let said = format!(
@@ -895,14 +919,13 @@ fn check_attempts(
             attempt.stderr.trim()
         );
         match (&attempt.op, attempt.code) {
-            (Op::Answer { by, .. } | Op::Decline { by }, Some(0)) => {
+            (Op::Answer { .. } | Op::Decline { .. }, Some(0)) => {
                 let Some(outcome) = outcome else {
                     violations.push(format!("{said}, but there is no outcome file"));
                     continue;
                 };
                 let printed: Value = serde_json::from_str(&attempt.stdout).unwrap_or(Value::Null);
-                if outcome["answered_by"] != json!(format!("operator:{by}")) || printed != *outcome
-                {
+                if outcome["answered_by"] != json!(shared.operator) || printed != *outcome {
                     violations.push(format!(
                         "{said}, printing {}, but the standing outcome is {outcome}",
                         attempt.stdout.trim()
@@ -919,14 +942,23 @@ fn check_attempts(
                         }
                         "answered"
                     }
-                    _ => "declined",
+                    Op::Decline { token } => {
+                        if outcome["reason"] != json!(decline_reason(token)) {
+                            violations.push(format!(
+                                "{said}: its reason is not the outcome's {}",
+                                outcome["reason"]
+                            ));
+                        }
+                        "declined"
+                    }
+                    Op::Cancel => unreachable!("matched above"),
                 };
                 if outcome["status"] != json!(expected_status) {
                     violations.push(format!("{said}, but the outcome is {outcome}"));
                 }
                 report.answers_written += 1;
             }
-            (Op::Answer { by, .. } | Op::Decline { by }, Some(3)) => {
+            (Op::Answer { .. } | Op::Decline { .. }, Some(3)) => {
                 if attempt.stderr.contains("was cancelled by its asker") {
                     if cancelled {
                         report.answers_refused_cancelled += 1;
@@ -939,8 +971,10 @@ fn check_attempts(
                     Some((status, winner)) => {
                         let standing =
                             outcome.map(|o| (o["status"].clone(), o["answered_by"].clone()));
-                        if winner == format!("operator:{by}") {
-                            violations.push(format!("{said}: it names itself as the winner"));
+                        if outcome.is_some_and(|o| attempt.op.wrote(o)) {
+                            violations.push(format!(
+                                "{said}: the outcome that stands is its own"
+                            ));
                         } else if standing != Some((json!(status), json!(winner))) {
                             violations.push(format!(
                                 "{said}: it names {status} by {winner}, but the file says {:?}",

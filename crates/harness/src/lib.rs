@@ -8,6 +8,8 @@
 //! - [`race`]: several engines racing on one spool; one outcome per request, which every
 //!   engine agrees on.
 //! - [`overflow`]: lost watcher events; the rescans they trigger still ingest every request.
+//! - [`team`]: two operators (two OS accounts) in team mode on one spool over sshfs; one
+//!   outcome per request, attributed to the account that wrote it.
 //!
 //! Beside them, the helpers the black-box tests (tests/tests) and the desktop benchmarks
 //! share: child processes that are always stopped ([`process`]), a private desktop session
@@ -22,6 +24,7 @@ pub mod process;
 pub mod race;
 pub mod read_only;
 pub mod session;
+pub mod team;
 
 use std::collections::BTreeMap;
 use std::fmt::Display;

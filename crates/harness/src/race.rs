@@ -3,8 +3,10 @@
 //!
 //! N `answer-inbox watch --no-notify` daemons (optionally `--poll`) run on ONE spool, each
 //! with its own database. Requests are placed as files; for each one, N `answer-inbox
-//! answer` commands (one per daemon's database, each giving a different answer) are started
-//! at the same moment, against the daemons' own policies:
+//! answer` commands (one per daemon's database, answerer k answering `pick=e<k>`) are
+//! started at the same moment, against the daemons' own policies. Every answerer runs as
+//! the same OS account, so every person's outcome says `operator:<account>`; which
+//! answerer won is told by the answer it carries:
 //! - interactive requests: the answerers start once every daemon has reported the request,
 //!   so they race each other only, and every daemon must log the winner;
 //! - autonomous requests with defaults: the answerers start as soon as the file is in place
@@ -13,10 +15,12 @@
 //! - requests with `timeout_seconds: 1` (with a default, or without): the answerers start
 //!   around the deadline, racing N expiry timers.
 //!
-//! Then [`run`] checks: one outcome file per request, from a racer allowed to settle it;
-//! every daemon's database holds that outcome (the database checks are those of
-//! [`crate::crash`]); every answerer that lost exited 3 naming the real winner, and the one
-//! that won printed the standing outcome; every settle a daemon logs names the winner, and
+//! Then [`run`] checks: one outcome file per request, from a racer allowed to settle it
+//! (a person's answer attributed to this process's account, carrying one answerer's pick,
+//! written by that answerer's database); every daemon's database holds that outcome (the
+//! database checks are those of [`crate::crash`]); every answerer that lost exited 3 naming
+//! the real winner (and the standing answer is not its own), and the one that won printed
+//! the standing outcome, its own answer; every settle a daemon logs names the winner, and
 //! a daemon logs the settle of every request it logged as ingested. (A daemon logs nothing
 //! about a request it never saw pending, because the answerer sharing its database
 //! recorded it, settled, first: [`Report::unlogged`] counts those.) The CI test
@@ -163,9 +167,10 @@ impl Kind {
         }
     }
 
-    /// Who may settle a request of this kind.
-    fn may_win(self, by: &str) -> bool {
-        by.starts_with("operator:engine-")
+    /// Who may settle a request of this kind: the answerers, as `operator` (this
+    /// process's `operator:<account>`), and the policy the kind has.
+    fn may_win(self, by: &str, operator: &str) -> bool {
+        by == operator
             || match self {
                 Kind::Interactive => false,
                 Kind::Autonomous => by == "policy:autonomous",
@@ -237,6 +242,8 @@ struct Daemon {
 
 struct Shared<'a> {
     config: &'a Config,
+    /// `answered_by` of every answerer's outcome: `operator:<the account running them>`.
+    operator: String,
     root: PathBuf,
     spool: PathBuf,
     logs: Vec<Arc<Mutex<EngineLog>>>,
@@ -300,6 +307,7 @@ fn run_in(config: &Config, root: &Path) -> Result<Report, String> {
     }
     let shared = Shared {
         config,
+        operator: inbox_engine::operator::answered_by(&inbox_engine::operator::account()),
         root: root.to_owned(),
         spool: spool.clone(),
         logs: daemons.iter().map(|d| d.log.clone()).collect(),
@@ -430,7 +438,14 @@ fn run_in(config: &Config, root: &Path) -> Result<Report, String> {
     };
     let snapshot = Snapshot::read(&spool)?;
     let instances = instance_ids(&shared.dbs)?;
-    check_outcomes(&placed, &snapshot, &instances, &mut report, &mut violations);
+    check_outcomes(
+        &shared,
+        &placed,
+        &snapshot,
+        &instances,
+        &mut report,
+        &mut violations,
+    );
     check_answerers(&shared, &snapshot, &mut report, &mut violations);
     for (k, db) in shared.dbs.iter().enumerate() {
         check_db(db, &snapshot, &format!("database {k}"), &mut violations)?;
@@ -558,7 +573,8 @@ fn take_ready(shared: &Shared) -> Option<Job> {
     Some(queue.remove(position))
 }
 
-/// Starts one answerer per database at once, each with its own answer; waits for all.
+/// Starts one answerer per database at once, each with its own answer (`pick=e<k>`, which
+/// tells the winner apart: they all answer as the same account); waits for all.
 fn race(shared: &Shared, job: &Job) -> Vec<Answered> {
     let mut children = Vec::new();
     for (k, db) in shared.dbs.iter().enumerate() {
@@ -567,14 +583,7 @@ fn race(shared: &Shared, job: &Job) -> Vec<Answered> {
             &shared.spool,
             db,
             &shared.root,
-            &[
-                "answer",
-                &job.id,
-                "--set",
-                &format!("pick=e{k}"),
-                "--as",
-                &format!("engine-{k}"),
-            ],
+            &["answer", &job.id, "--set", &format!("pick=e{k}")],
         );
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         match cmd.spawn() {
@@ -621,8 +630,15 @@ fn instance_ids(dbs: &[PathBuf]) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// Which answerer's answer an outcome carries: `k` for exactly `{"pick": "e<k>"}`, one of
+/// the racing answerers.
+fn answerer_of(outcome: &Value, engines: usize) -> Option<usize> {
+    (0..engines).find(|k| outcome["answers"] == json!({"pick": format!("e{k}")}))
+}
+
 /// Exactly one outcome per request, from a racer allowed to settle it.
 fn check_outcomes(
+    shared: &Shared,
     placed: &[(String, Kind)],
     snapshot: &Snapshot,
     instances: &[String],
@@ -646,13 +662,13 @@ fn check_outcomes(
         let by = outcome["answered_by"].as_str().unwrap_or_default();
         let status = outcome["status"].as_str().unwrap_or_default();
         *report.statuses.entry(status.to_owned()).or_default() += 1;
-        if !kind.may_win(by) {
+        if !kind.may_win(by, &shared.operator) {
             violations.push(format!(
                 "request {id} ({}) was settled by {by}, who may not settle it",
                 kind.name()
             ));
         }
-        let racer = if by.starts_with("operator:") {
+        let racer = if by == shared.operator {
             "answerer"
         } else {
             by
@@ -665,18 +681,20 @@ fn check_outcomes(
         {
             Some(k) => {
                 report.wins_by_engine[k] += 1;
-                if let Some(answerer) = by.strip_prefix("operator:engine-") {
-                    if answerer != k.to_string() {
-                        violations.push(format!(
-                            "request {id}: answered by {by} but written by database {k}'s instance"
-                        ));
-                    }
-                    if outcome["answers"] != json!({"pick": format!("e{answerer}")})
-                        || status != "answered"
-                    {
-                        violations.push(format!(
-                            "request {id}: {by} won but the outcome is {outcome}"
-                        ));
+                if by == shared.operator {
+                    match answerer_of(outcome, shared.config.engines) {
+                        Some(answerer) if answerer != k => violations.push(format!(
+                            "request {id}: answered with answerer {answerer}'s pick but \
+                             written by database {k}'s instance"
+                        )),
+                        Some(_) if status != "answered" => violations.push(format!(
+                            "request {id}: an answerer won but the outcome is {outcome}"
+                        )),
+                        Some(_) => {}
+                        None => violations.push(format!(
+                            "request {id}: answered by {by} with answers no answerer gave: \
+                             {outcome}"
+                        )),
                     }
                 }
             }
@@ -705,10 +723,16 @@ fn check_answerers(
         };
         let winner = outcome["answered_by"].as_str().unwrap_or_default();
         let status = outcome["status"].as_str().unwrap_or_default();
+        // The answerer whose answer stands, when an answerer's does.
+        let winning_answerer = if winner == shared.operator {
+            answerer_of(outcome, shared.config.engines)
+        } else {
+            None
+        };
         let mut won = 0;
         for a in answered {
             report.answerers += 1;
-            let me = format!("operator:engine-{}", a.engine);
+            let mine = winning_answerer == Some(a.engine);
             let said = format!(
                 "answerer {} for {id} exited {:?} (stderr: {})",
                 a.engine,
@@ -720,7 +744,7 @@ fn check_answerers(
                     won += 1;
                     report.answerers_won += 1;
                     let printed: Value = serde_json::from_str(&a.stdout).unwrap_or(Value::Null);
-                    if winner != me || printed != *outcome {
+                    if !mine || printed != *outcome {
                         violations.push(format!(
                             "{said}, printing {}, but the standing outcome is {outcome}",
                             a.stdout.trim()
@@ -730,7 +754,7 @@ fn check_answerers(
                 Some(3) => match settled_named(&a.stderr) {
                     Some((named_status, named)) if named == winner && named_status == status => {
                         report.answerers_lost += 1;
-                        if named == me {
+                        if mine {
                             violations.push(format!("{said}: it lost to itself"));
                         }
                     }
@@ -744,7 +768,7 @@ fn check_answerers(
         if won > 1 {
             violations.push(format!("{won} answerers were told they won {id}"));
         }
-        if winner.starts_with("operator:") && won != 1 {
+        if winner == shared.operator && won != 1 {
             violations.push(format!(
                 "{id} was answered by {winner} but {won} answerers exited 0"
             ));

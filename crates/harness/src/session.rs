@@ -280,11 +280,14 @@ impl Drop for Session {
     }
 }
 
-/// Splits dbus-monitor's output into messages: each starts with an unindented line.
+/// Splits dbus-monitor's output into messages: each starts with an unindented header line
+/// ("method call", "signal", ...). A string argument of several lines (a bubble's body) is
+/// printed raw, so its later lines are unindented too, and belong to the message.
 fn messages(log: &str) -> Vec<String> {
+    const HEADERS: [&str; 4] = ["method call ", "method return ", "signal ", "error "];
     let mut out: Vec<String> = Vec::new();
     for line in log.lines() {
-        if !line.starts_with(' ') {
+        if HEADERS.iter().any(|header| line.starts_with(header)) || out.is_empty() {
             out.push(String::new());
         }
         if let Some(current) = out.last_mut() {
@@ -295,14 +298,29 @@ fn messages(log: &str) -> Vec<String> {
     out
 }
 
-/// The string arguments of a message at the top level (not inside arrays or dicts).
+/// The string arguments of a message at the top level (not inside arrays or dicts); one of
+/// several lines runs on to the line that ends with the closing quote.
 fn top_level_strings(message: &str) -> Vec<String> {
-    message
-        .lines()
-        .filter_map(|line| line.strip_prefix("   string \""))
-        .filter_map(|rest| rest.strip_suffix('"'))
-        .map(str::to_owned)
-        .collect()
+    let mut strings = Vec::new();
+    let mut open: Option<String> = None;
+    for line in message.lines() {
+        let text = match open.take() {
+            Some(mut so_far) => {
+                so_far.push('\n');
+                so_far.push_str(line);
+                so_far
+            }
+            None => match line.strip_prefix("   string \"") {
+                Some(rest) => rest.to_owned(),
+                None => continue,
+            },
+        };
+        match text.strip_suffix('"') {
+            Some(whole) => strings.push(whole.to_owned()),
+            None => open = Some(text),
+        }
+    }
+    strings
 }
 
 /// Notify(app_name, replaces_id, icon, summary, body, actions, hints, timeout).

@@ -9,6 +9,12 @@
 //! once more on it; with no bus at all every call tries to connect again, so a bus or a
 //! daemon that appears later is used as soon as it is there.
 //!
+//! Bubbles go to the daemon whose capabilities were asked, by its unique bus name, with the
+//! body escaped or not for what that daemon reads; if it has gone, whoever holds the
+//! service name now is asked, and the bubble sent to it. (Sent to the well-known name, a
+//! bubble worded for a plain-text daemon could reach a markup-reading one that had just
+//! taken the name, and have its tags obeyed.)
+//!
 //! Everything here blocks (up to [`CALL_TIMEOUT`]); call it from a thread of your own, never
 //! from the engine's.
 
@@ -86,9 +92,11 @@ impl Urgency {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bubble {
     pub app_name: String,
-    /// The title line; plain text by the specification, so sent as it is.
+    /// The title line; plain text by the specification (no daemon may read it as markup),
+    /// so sent as it is.
     pub summary: String,
-    /// Plain text: escaped on the way for a daemon that reads bodies as markup.
+    /// Plain text: escaped on the way for a daemon that reads bodies as markup, sent as it
+    /// is to one that does not.
     pub body: String,
     /// A freedesktop icon name.
     pub icon: String,
@@ -141,18 +149,44 @@ pub struct NotificationBus {
 /// The open connection and what was learnt about the daemon over it.
 struct Link {
     connection: Connection,
-    /// Whether the daemon (known by its unique name) reads bodies as markup.
-    markup: Option<(String, bool)>,
+    /// The daemon bubbles go to, once asked.
+    daemon: Option<Daemon>,
+}
+
+/// One notification daemon, as its capabilities described it.
+#[derive(Clone)]
+struct Daemon {
+    /// Its unique bus name (`:1.42`). Bubbles are addressed to it rather than to the
+    /// well-known name, so a body escaped (or not) for this daemon is never delivered to
+    /// another one that took the name in between: a daemon that reads markup never gets a
+    /// body worded for one that does not.
+    name: String,
+    /// Whether it reads bodies as markup (advertises `body-markup`).
+    markup: bool,
 }
 
 impl Link {
-    /// One call to the service, as it is: no reconnecting here (see `on_link`).
+    /// One call to the service under its well-known name, as it is: no reconnecting here
+    /// (see `on_link`).
     fn call<B>(&self, method: &'static str, body: &B) -> Result<Message, NotifyError>
     where
         B: serde::Serialize + zbus::zvariant::DynamicType,
     {
+        self.call_to(SERVICE, method, body)
+    }
+
+    /// One call to the service at the bus name `destination`.
+    fn call_to<B>(
+        &self,
+        destination: &str,
+        method: &'static str,
+        body: &B,
+    ) -> Result<Message, NotifyError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
         self.connection
-            .call_method(Some(SERVICE), PATH, Some(SERVICE), method, body)
+            .call_method(Some(destination), PATH, Some(SERVICE), method, body)
             .map_err(|source| NotifyError::Call {
                 method,
                 source: Box::new(source),
@@ -165,21 +199,36 @@ impl Link {
         Ok((decode(&reply, METHOD)?, sender(&reply)))
     }
 
-    /// Whether the daemon reads bodies as markup, asked once per connection and daemon.
-    /// Most do (then `<`, `>` and `&` in a request's words must be escaped); one that does
-    /// not shows the body as it is, so escaping would show the entities.
-    fn body_markup(&mut self) -> Result<bool, NotifyError> {
-        if let Some((_, markup)) = &self.markup {
-            return Ok(*markup);
+    /// The daemon that owns the service name and whether it reads bodies as markup, asked
+    /// once per connection and daemon. Most do (then `&`, `<` and `>` in a request's words
+    /// must be escaped); one that does not shows the body as it is, so escaping would show
+    /// the entities.
+    fn daemon(&mut self) -> Result<Daemon, NotifyError> {
+        if let Some(daemon) = &self.daemon {
+            return Ok(daemon.clone());
         }
-        let (capabilities, daemon) = self.capabilities()?;
-        let markup = capabilities.iter().any(|c| c == "body-markup");
-        self.markup = Some((daemon, markup));
-        Ok(markup)
+        let (capabilities, name) = self.capabilities()?;
+        let daemon = Daemon {
+            name,
+            markup: capabilities.iter().any(|c| c == "body-markup"),
+        };
+        self.daemon = Some(daemon.clone());
+        Ok(daemon)
     }
 }
 
 impl NotifyError {
+    /// Whether the call went to a bus name that nobody holds any more: the daemon it was
+    /// addressed to has gone (and another may have taken the service name since).
+    fn daemon_gone(&self) -> bool {
+        const GONE: [&str; 2] = [
+            "org.freedesktop.DBus.Error.ServiceUnknown",
+            "org.freedesktop.DBus.Error.NameHasNoOwner",
+        ];
+        matches!(self, NotifyError::Call { source, .. }
+            if matches!(&**source, zbus::Error::MethodError(name, ..) if GONE.contains(&name.as_str())))
+    }
+
     /// Whether this means the connection itself is gone (rather than the daemon refusing
     /// or being slow), so that a new connection may succeed.
     fn broke(&self, connection: &Connection) -> bool {
@@ -283,40 +332,41 @@ impl NotificationBus {
         on_action: Option<ActionHandler>,
     ) -> Result<u32, NotifyError> {
         let (id, daemon) = self.on_link(|link| {
-            // Asked again on a new connection: the daemon behind it may be another.
-            let body = if link.body_markup()? {
-                escape_body(&bubble.body)
-            } else {
-                bubble.body.clone()
-            };
             let actions: Vec<&str> = bubble
                 .actions
                 .iter()
                 .flat_map(|(key, label)| [key.as_str(), label.as_str()])
                 .collect();
-            let hints = HashMap::from([("urgency", Value::U8(bubble.urgency.level()))]);
-            let args = (
-                bubble.app_name.as_str(),
-                0u32, // replaces no earlier bubble
-                bubble.icon.as_str(),
-                bubble.summary.as_str(),
-                body.as_str(),
-                actions,
-                hints,
-                -1i32, // the daemon's own expiry
-            );
-            let reply = link.call("Notify", &args)?;
-            let id: u32 = decode(&reply, "Notify")?;
-            let daemon = sender(&reply);
-            // Another daemon took the name since it was asked about markup: ask it next time.
-            if link
-                .markup
-                .as_ref()
-                .is_some_and(|(known, _)| *known != daemon)
-            {
-                link.markup = None;
+            let mut asked_again = false;
+            loop {
+                // Asked again on a new connection: the daemon behind it may be another.
+                let daemon = link.daemon()?;
+                let body = if daemon.markup {
+                    escape_body(&bubble.body)
+                } else {
+                    bubble.body.clone()
+                };
+                let hints = HashMap::from([("urgency", Value::U8(bubble.urgency.level()))]);
+                let args = (
+                    bubble.app_name.as_str(),
+                    0u32, // replaces no earlier bubble
+                    bubble.icon.as_str(),
+                    bubble.summary.as_str(),
+                    body.as_str(),
+                    actions.clone(),
+                    hints,
+                    -1i32, // the daemon's own expiry
+                );
+                match link.call_to(&daemon.name, "Notify", &args) {
+                    Ok(reply) => return Ok((decode::<u32>(&reply, "Notify")?, daemon.name)),
+                    // That daemon is gone: ask whoever holds the name now, once.
+                    Err(error) if !asked_again && error.daemon_gone() => {
+                        link.daemon = None;
+                        asked_again = true;
+                    }
+                    Err(error) => return Err(error),
+                }
             }
-            Ok((id, daemon))
         })?;
         if let Some(on_action) = on_action {
             let early = lock(&self.awaited).insert(id, Waiting { daemon, on_action });
@@ -401,7 +451,7 @@ impl NotificationBus {
         self.connections_made.fetch_add(1, Ordering::Relaxed);
         Ok(Link {
             connection,
-            markup: None,
+            daemon: None,
         })
     }
 }

@@ -1,8 +1,10 @@
 //! Desktop notifications for Answer Inbox: freedesktop notifications
 //! (`org.freedesktop.Notifications`) over one D-Bus connection for the life of the process.
 //!
-//! The engine decides what is announced, when (its coalescing) and in which words; this
-//! crate shows it, for both front ends, the `watch` daemon and the desktop app, so they
+//! The engine decides what is announced, when (its coalescing), in which words and with which
+//! answer buttons (`inbox_engine::notifier::compose`: a bubble with buttons shows the whole
+//! question and each answer its buttons give; high and critical requests, and anything too
+//! long to show whole, only open the window); this crate shows it, for both front ends, the `watch` daemon and the desktop app, so they
 //! cannot drift apart. It speaks D-Bus itself (zbus, the major version Tauri's plugins use,
 //! so the app carries one D-Bus stack): one connection, opened when first needed and opened
 //! again if the bus goes away, and one listener thread for the service's signals that hands
@@ -11,9 +13,12 @@
 //!
 //! - [`bus`]: [`NotificationBus`], the connection and the service's methods and signals.
 //! - [`notifications`]: [`Notifications`], the engine's `Notifier`: queue, sender thread,
-//!   answer buttons, `Event::Notified` when a bubble is really shown.
+//!   answer buttons from the engine's offer, presses as [`Chosen`] carrying the version
+//!   (the request file's SHA-256) the bubble showed, `Event::Notified` when a bubble is
+//!   really shown.
 //! - [`switches`]: on/off, do not disturb, and whether a daemon answers.
-//! - [`markup`]: bodies sent as plain text to daemons that read markup.
+//! - [`markup`]: bodies sent as plain text to daemons that read markup: escaped for the
+//!   very daemon that shows them.
 
 pub mod bus;
 pub mod markup;

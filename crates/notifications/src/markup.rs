@@ -1,9 +1,21 @@
 //! Bubble bodies as plain text.
 //!
-//! Daemons that advertise `body-markup` (dunst, GNOME Shell, KDE, most others) read the body
-//! as a small HTML subset. Everything a bubble says comes from a request (its title, its
-//! source), written by whoever placed the file, so it is never sent as markup: `&`, `<` and
-//! `>` are escaped, and the daemon shows exactly the characters that were asked.
+//! Daemons that advertise `body-markup` (dunst with markup on, GNOME Shell, KDE, most others)
+//! read the body as the specification's small XML-based subset of HTML (`<b>`, `<i>`, `<u>`,
+//! `<a href>`, `<img>`). Everything a bubble says comes from a request (its title, source,
+//! question and labels), written by whoever placed the file, so it is never sent as markup:
+//! for those daemons `&`, `<` and `>` are escaped as the entities every XML reader knows, and
+//! the daemon shows exactly the characters that were asked; a daemon without `body-markup`
+//! gets the body as it is (the specification: markup would show through there as text).
+//! Quotes need no escaping in XML text outside a tag, and every tag starts with `<`.
+//!
+//! The text reaching here has been through the one text policy
+//! (`inbox_protocol::text`, in the engine's `compose`): no control characters other than
+//! newlines, which XML would refuse, and no invisible or bidirectional characters. The
+//! summary line is plain text by the specification and is never escaped (a daemon that
+//! obeyed tags there would break the specification; dunst escapes it itself). The body is
+//! escaped for the very daemon that shows it: bubbles are addressed to the daemon whose
+//! capabilities were asked, by its unique bus name (see `bus`).
 
 /// `text` as markup that shows `text` itself.
 pub fn escape_body(text: &str) -> String {
@@ -31,6 +43,15 @@ mod tests {
         );
         // Text that already looks escaped is still text.
         assert_eq!(escape_body("&amp; &#60;"), "&amp;amp; &amp;#60;");
+    }
+
+    #[test]
+    fn a_link_from_a_source_field_is_text() {
+        assert_eq!(
+            escape_body("planu <i>ops</i> / <a href=\"https://evil.example\">run</a>"),
+            "planu &lt;i&gt;ops&lt;/i&gt; / &lt;a href=\"https://evil.example\"&gt;run&lt;/a&gt;"
+        );
+        assert_eq!(escape_body("<img src=x/>&"), "&lt;img src=x/&gt;&amp;");
     }
 
     #[test]

@@ -8,17 +8,24 @@
 //! once, a burst as its first bubble plus one summary), words them with [`compose`], and
 //! shows them over the process's one [`NotificationBus`]. It reports every bubble actually
 //! shown as [`Event::Notified`], so the log says "notified" only when the operator could
-//! see it. A bubble for one request may carry answer buttons, chosen by the caller (the app
-//! from the request's questions; `watch` offers none); a press or a click comes back to
-//! the caller's `on_choice`.
+//! see it.
+//!
+//! A bubble for one request may carry answer buttons when the caller takes presses (the app
+//! turns them on with [`NotificationsBuilder::answer_buttons`]; `watch` offers none). Which
+//! answers, and the words that show them, are the engine's [`compose`]: the buttons are
+//! made from the very [`Offer`] whose question and options the body lists, so a button can
+//! only give an answer the bubble shows. Every press carries the version (the request file's
+//! SHA-256) the bubble was worded from, for the engine to refuse a file changed since. A
+//! press or a click comes back to the caller's `on_choice` as a [`Chosen`].
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
-use inbox_engine::notifier::{compose, Announcement, Coalescer, Delivery, Notifier, QUIET_WINDOW};
-use inbox_engine::{Event, RequestSummary};
-use inbox_protocol::Request;
+use inbox_engine::notifier::{
+    compose, Announcement, Coalescer, Delivery, Notifier, Offer, QUIET_WINDOW,
+};
+use inbox_engine::Event;
 use serde_json::{Map, Value};
 
 use crate::bus::{ActionHandler, Bubble, NotificationBus, NotifyError, Urgency};
@@ -40,20 +47,39 @@ pub enum Chosen {
     Answer {
         id: String,
         answers: Map<String, Value>,
+        /// The SHA-256 of the request file the bubble showed: the engine answers only that
+        /// version, and refuses if the file has changed since.
+        version: String,
     },
 }
 
 /// One answer button on a bubble, and the answer it gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionButton {
-    /// The action key sent over D-Bus; never [`OPEN_ACTION`].
+    /// The action key sent over D-Bus: `answer:` and the offered answer's key (`answer:yes`,
+    /// `answer:no`, `answer:0`, ...); never [`OPEN_ACTION`].
     pub key: String,
+    /// The button's text, as the body lists it.
     pub label: String,
     /// The complete answers object, as the window would submit it.
     pub answers: Map<String, Value>,
 }
 
-type ButtonsFn = Box<dyn Fn(&Request) -> Vec<ActionButton> + Send>;
+impl ActionButton {
+    /// The buttons for an offer, in its order.
+    pub fn for_offer(offer: &Offer) -> Vec<ActionButton> {
+        offer
+            .options
+            .iter()
+            .map(|option| ActionButton {
+                key: format!("answer:{}", option.key),
+                label: option.label.clone(),
+                answers: option.answers.clone(),
+            })
+            .collect()
+    }
+}
+
 type OnChoice = Arc<dyn Fn(Chosen) + Send + Sync>;
 
 /// Desktop notifications for new requests: hand it to the engine
@@ -67,7 +93,7 @@ pub struct NotificationsBuilder {
     app_name: String,
     bus: Option<Arc<NotificationBus>>,
     switches: Option<Arc<NotifySwitches>>,
-    buttons: Option<ButtonsFn>,
+    answer_buttons: bool,
     on_choice: Option<OnChoice>,
     events: Option<Sender<Event>>,
 }
@@ -80,7 +106,7 @@ impl Notifications {
             app_name: app_name.into(),
             bus: None,
             switches: None,
-            buttons: None,
+            answer_buttons: false,
             on_choice: None,
             events: None,
         }
@@ -101,13 +127,12 @@ impl NotificationsBuilder {
         self
     }
 
-    /// The answer buttons a bubble for one request offers (empty: none). Only used with
+    /// Offers answer buttons on bubbles for one request, where the engine's rule allows
+    /// (`inbox_engine::notifier::offer`: a short confirm or choice of normal or low
+    /// priority); the others say why they must be answered in the window. Only used with
     /// [`NotificationsBuilder::on_choice`], which receives the presses.
-    pub fn buttons(
-        mut self,
-        buttons: impl Fn(&Request) -> Vec<ActionButton> + Send + 'static,
-    ) -> NotificationsBuilder {
-        self.buttons = Some(Box::new(buttons));
+    pub fn answer_buttons(mut self) -> NotificationsBuilder {
+        self.answer_buttons = true;
         self
     }
 
@@ -136,7 +161,7 @@ impl NotificationsBuilder {
             switches: self
                 .switches
                 .unwrap_or_else(|| NotifySwitches::new(true, false)),
-            buttons: self.buttons,
+            answer_buttons: self.answer_buttons,
             on_choice: self.on_choice,
             events: self.events,
         };
@@ -172,7 +197,7 @@ struct SenderThread {
     app_name: String,
     bus: Arc<NotificationBus>,
     switches: Arc<NotifySwitches>,
-    buttons: Option<ButtonsFn>,
+    answer_buttons: bool,
     on_choice: Option<OnChoice>,
     events: Option<Sender<Event>>,
 }
@@ -205,8 +230,9 @@ impl SenderThread {
         if self.switches.silenced() {
             return;
         }
-        let summaries: Vec<&RequestSummary> = delivery.items().iter().map(|a| &a.summary).collect();
-        let Some(notice) = compose(&summaries) else {
+        // Buttons only where presses are taken.
+        let buttons = self.answer_buttons && self.on_choice.is_some();
+        let Some(notice) = compose(delivery.items(), buttons) else {
             return;
         };
         let mut bubble = Bubble::new(&self.app_name, notice.summary, notice.body);
@@ -214,19 +240,22 @@ impl SenderThread {
             bubble.urgency = Urgency::Critical;
         }
         let handler = self.on_choice.as_ref().map(|on_choice| {
-            let (open, buttons) = match &delivery {
-                Delivery::One(one) => (Some(one.summary.id.clone()), self.buttons_for(one)),
-                Delivery::Summary(_) => (None, Vec::new()),
+            let open = match &delivery {
+                Delivery::One(one) => Some(one.summary.id.clone()),
+                Delivery::Summary(_) => None,
             };
             bubble.actions.push((OPEN_ACTION.into(), "Open".into()));
-            bubble.actions.extend(
-                buttons
-                    .iter()
-                    .map(|button| (button.key.clone(), button.label.clone())),
-            );
+            let offer = notice.offer;
+            if let Some(offer) = &offer {
+                bubble.actions.extend(
+                    ActionButton::for_offer(offer)
+                        .into_iter()
+                        .map(|button| (button.key, button.label)),
+                );
+            }
             let on_choice = Arc::clone(on_choice);
             let handler: ActionHandler = Box::new(move |action: &str| {
-                if let Some(chosen) = chosen(action, open, buttons) {
+                if let Some(chosen) = chosen(action, open, offer.as_ref()) {
                     on_choice(chosen);
                 }
             });
@@ -247,13 +276,6 @@ impl SenderThread {
         }
     }
 
-    fn buttons_for(&self, announcement: &Announcement) -> Vec<ActionButton> {
-        match (&self.buttons, &announcement.request) {
-            (Some(buttons), Some(request)) => buttons(request),
-            _ => Vec::new(),
-        }
-    }
-
     /// Notes whether the daemon answered; each change is said once, since a daemon may
     /// come (a desktop session that starts after the inbox) and go.
     fn record(&self, failure: Option<&NotifyError>) {
@@ -270,25 +292,29 @@ impl SenderThread {
     }
 }
 
-/// Maps a D-Bus action key back to what it means.
-fn chosen(action: &str, open: Option<String>, buttons: Vec<ActionButton>) -> Option<Chosen> {
+/// Maps a D-Bus action key back to what it means: a click opens `open` (the request, or
+/// the list for a summary); a button gives its answer to the offer's request, at the
+/// version the bubble showed.
+fn chosen(action: &str, open: Option<String>, offer: Option<&Offer>) -> Option<Chosen> {
     if action == OPEN_ACTION {
         return Some(Chosen::Open(open));
     }
-    let id = open?;
-    buttons
+    let offer = offer?;
+    ActionButton::for_offer(offer)
         .into_iter()
         .find(|button| button.key == action)
         .map(|button| Chosen::Answer {
-            id,
+            id: offer.id.clone(),
             answers: button.answers,
+            version: offer.version.clone(),
         })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inbox_engine::State;
+    use inbox_engine::notifier::OfferedAnswer;
+    use inbox_engine::{RequestSummary, State};
 
     fn announcement(id: &str) -> Announcement {
         Announcement {
@@ -305,6 +331,7 @@ mod tests {
                 settled_at: None,
                 answered_by: None,
                 unwritten: None,
+                blocked: None,
             },
             request: None,
         }
@@ -320,7 +347,7 @@ mod tests {
             // No bus there: had the sender tried it, the switches would say so.
             bus: NotificationBus::at(format!("unix:path={}", dir.path().join("no-bus").display())),
             switches: Arc::clone(&switches),
-            buttons: None,
+            answer_buttons: false,
             on_choice: None,
             events: Some(events_tx),
         };
@@ -347,30 +374,44 @@ mod tests {
     }
 
     #[test]
-    fn actions_map_back_to_answers_or_opening() {
-        let mut answers = Map::new();
-        answers.insert("q1".into(), Value::Bool(true));
-        let buttons = vec![ActionButton {
-            key: "answer:yes".into(),
-            label: "Yes".into(),
-            answers: answers.clone(),
-        }];
+    fn actions_map_back_to_answers_or_opening_with_the_version_shown() {
+        let answer = |value: bool| Map::from_iter([("q1".to_owned(), Value::Bool(value))]);
+        let offer = Offer {
+            id: "r1".into(),
+            version: "ab".repeat(32),
+            options: vec![
+                OfferedAnswer {
+                    key: "yes".into(),
+                    label: "Yes".into(),
+                    answers: answer(true),
+                },
+                OfferedAnswer {
+                    key: "no".into(),
+                    label: "No".into(),
+                    answers: answer(false),
+                },
+            ],
+        };
+        let keys: Vec<String> = ActionButton::for_offer(&offer)
+            .into_iter()
+            .map(|button| button.key)
+            .collect();
+        assert_eq!(keys, ["answer:yes", "answer:no"]);
         assert_eq!(
-            chosen("default", Some("r1".into()), buttons.clone()),
+            chosen("default", Some("r1".into()), Some(&offer)),
             Some(Chosen::Open(Some("r1".into())))
         );
+        assert_eq!(chosen("default", None, None), Some(Chosen::Open(None)));
         assert_eq!(
-            chosen("default", None, Vec::new()),
-            Some(Chosen::Open(None))
-        );
-        assert_eq!(
-            chosen("answer:yes", Some("r1".into()), buttons.clone()),
+            chosen("answer:no", Some("r1".into()), Some(&offer)),
             Some(Chosen::Answer {
                 id: "r1".into(),
-                answers
+                answers: answer(false),
+                version: "ab".repeat(32),
             })
         );
-        assert_eq!(chosen("__closed", Some("r1".into()), buttons.clone()), None);
-        assert_eq!(chosen("answer:yes", None, buttons), None);
+        assert_eq!(chosen("__closed", Some("r1".into()), Some(&offer)), None);
+        // A bubble without an offer answers nothing, whatever key comes back.
+        assert_eq!(chosen("answer:yes", Some("r1".into()), None), None);
     }
 }

@@ -79,3 +79,32 @@ fn a_sender_says_when_the_daemon_is_missing_and_when_it_is_back() {
     assert_eq!(shown.lock().unwrap().len(), 1);
     assert_eq!(switches.availability(), Availability::Available);
 }
+
+#[test]
+fn a_daemon_that_takes_the_name_gets_a_body_escaped_for_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = PrivateBus::start(dir.path());
+    let bus = NotificationBus::at(&private.address);
+    let bubble = Bubble::new("Answer Inbox", "Deploy?", "planu <i>ops</i> & co");
+
+    // A daemon that reads no markup is asked once, and gets the body as it is.
+    let (plain, plain_shown) = stand_in_daemon(&private.address, false);
+    bus.notify(&bubble, None).unwrap();
+    assert_eq!(plain_shown.lock().unwrap()[0].1, "planu <i>ops</i> & co");
+
+    // It goes; one that reads markup takes the name on the same bus and connection. The
+    // next bubble, worded for the first, must not reach the second unescaped: it is
+    // addressed to the first by its unique name, which is gone, so the new one is asked.
+    plain.close().unwrap();
+    let (_markup, markup_shown) = stand_in_daemon(&private.address, true);
+    bus.notify(&bubble, None).unwrap();
+    assert_eq!(
+        markup_shown.lock().unwrap().as_slice(),
+        [(
+            "Deploy?".to_owned(),
+            "planu &lt;i&gt;ops&lt;/i&gt; &amp; co".to_owned()
+        )]
+    );
+    assert_eq!(plain_shown.lock().unwrap().len(), 1);
+    assert_eq!(bus.connections_made(), 1, "the same connection throughout");
+}

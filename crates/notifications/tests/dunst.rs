@@ -8,8 +8,8 @@ use crate::common::{announcement, confirm, next_notified};
 use inbox_engine::notifier::Notifier;
 use inbox_harness::process::{eventually, Running};
 use inbox_harness::session::Session;
-use inbox_notifications::{ActionButton, Chosen, NotificationBus, Notifications};
-use serde_json::{json, Map, Value};
+use inbox_notifications::{Chosen, NotificationBus, Notifications};
+use serde_json::{json, Map};
 
 /// A connection to the bus at `address` for the test's own questions.
 fn ask(address: &str) -> zbus::blocking::Connection {
@@ -110,25 +110,26 @@ fn two_bubbles_go_through_one_connection_with_their_bodies_escaped() {
     let calls = session.notify_calls();
     // The summary line is plain text by the specification: sent as it is.
     assert_eq!(calls[0].summary, "Ship <b>it</b> & go", "{}", calls[0].raw);
+    // Who asks, then the question; no buttons, so no options listed.
     assert_eq!(
-        calls[0].body, "planu &lt;i&gt;ops&lt;/i&gt; / run-7f3a · 1 question",
+        calls[0].body, "planu &lt;i&gt;ops&lt;/i&gt; / run-7f3a\nDeploy to production?",
         "{}",
         calls[0].raw
     );
     assert_eq!(calls[1].summary, "2 new requests need an answer");
-    // A body of several lines: the session splits dbus-monitor's log at unindented
-    // lines, so the first is in the call and the next in the log.
-    assert!(
-        calls[1]
-            .raw
-            .contains("string \"• Drop &lt;script&gt;x&lt;/script&gt;\n"),
-        "{}",
-        calls[1].raw
+    assert_eq!(
+        calls[1].body,
+        "• Drop &lt;script&gt;x&lt;/script&gt;\n• Rotate keys &amp; certs"
     );
-    assert!(session
-        .bus_log()
-        .contains("\n• Rotate keys &amp; certs\"\n"));
     assert!(!calls[1].raw.contains("<script>"), "{}", calls[1].raw);
+    // Addressed to the daemon whose capabilities were asked, not to whoever holds the name.
+    assert!(
+        calls.iter().all(
+            |call| call.raw.contains("destination=:") && !call.raw.contains("destination=org.")
+        ),
+        "{}",
+        calls[0].raw
+    );
     // `watch` passes no buttons and no handler: bubbles carry no actions.
     assert!(calls.iter().all(|call| call.actions.is_empty()));
 
@@ -146,37 +147,36 @@ fn pressing_a_button_on_the_bubble_reaches_on_choice() {
     let notifications = Notifications::builder("Answer Inbox")
         .bus(Arc::clone(&bus))
         .events(events_tx)
-        .buttons(|request| {
-            let mut answers = Map::new();
-            answers.insert(request.questions[0].id.clone(), Value::Bool(true));
-            vec![ActionButton {
-                key: "answer:yes".into(),
-                label: "Yes".into(),
-                answers,
-            }]
-        })
+        .answer_buttons()
         .on_choice(move |choice| {
             let _ = chosen_tx.send(choice);
         })
         .start()
         .unwrap();
 
-    notifications.announce(vec![announcement(
-        "deploy",
-        &confirm("Deploy SPEC-042", "planu <ops> & co"),
-    )]);
+    let deploy = announcement("deploy", &confirm("Deploy SPEC-042", "planu <ops> & co"));
+    let version = deploy.request.as_ref().unwrap().sha256.clone();
+    notifications.announce(vec![deploy]);
     assert_eq!(next_notified(&events), (vec!["deploy".to_owned()], false));
     let call = session.wait_notify("Deploy SPEC-042");
     assert_eq!(
-        call.action_keys(),
-        ["default", "answer:yes"],
+        call.actions,
+        [
+            ("default", "Open"),
+            ("answer:yes", "Yes"),
+            ("answer:no", "No")
+        ]
+        .map(|(key, label)| (key.to_owned(), label.to_owned())),
         "{}",
         call.raw
     );
     // This dunst reads bodies as plain text (no `body-markup`): they go as they are, since
-    // escaping would show the entities.
+    // escaping would show the entities. The body shows the question the buttons answer.
     assert!(!has_body_markup(&bus));
-    assert_eq!(call.body, "planu <ops> & co / run-7f3a · 1 question");
+    assert_eq!(
+        call.body,
+        "planu <ops> & co / run-7f3a\nDeploy to production?\n• Yes\n• No"
+    );
     assert_eq!(bus.awaiting_action(), 1);
 
     session.press_action("Deploy SPEC-042", "answer:yes");
@@ -185,14 +185,111 @@ fn pressing_a_button_on_the_bubble_reaches_on_choice() {
         .expect("the press reaches on_choice");
     let mut answers = Map::new();
     answers.insert("go".into(), json!(true));
+    // The press carries the version of the request the bubble showed.
     assert_eq!(
         choice,
         Chosen::Answer {
             id: "deploy".into(),
-            answers
+            answers,
+            version
         }
     );
     // Answered: the handler is gone; the bus listener ran it, no thread of its own.
     assert_eq!(bus.awaiting_action(), 0);
     assert_eq!(bus.connections_made(), 1);
+}
+
+/// The reported case, on a daemon that reads markup, as the app shows it: a harmless title
+/// over a destructive question. The bubble with buttons shows the question and what each
+/// button answers, markup from the request is text, hidden characters are shown escaped;
+/// a high-priority request and one too long to show whole get no answer buttons, only the
+/// click that opens the window.
+#[test]
+fn a_bubble_with_buttons_shows_what_they_answer_and_urgent_or_long_ones_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::start(&dir.path().join("session"), false);
+    let _dunst = dunst_reading_markup(&session);
+    let bus = NotificationBus::at(&session.bus_address);
+    assert!(has_body_markup(&bus));
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(&bus))
+        .events(events_tx)
+        .answer_buttons()
+        .on_choice(|_| {})
+        .start()
+        .unwrap();
+    let request = |title: &str, question: &str, priority: &str| {
+        json!({"inbox": 1, "title": title, "priority": priority,
+               "source": {"app": "planu <i>ops</i>",
+                          "run": "<a href=\"https://evil.example\">run-9</a>\u{200b}"},
+               "questions": [{"id": "go", "type": "confirm", "question": question}]})
+        .to_string()
+    };
+    // One at a time: each its own bubble, not a summary.
+    let cases = [
+        (
+            "tests",
+            request(
+                "Run unit tests?",
+                "Force-push main and delete the production database?",
+                "normal",
+            ),
+        ),
+        (
+            "urgent",
+            request("Rotate\u{202e}keys", "Rotate the signing keys?", "high"),
+        ),
+        (
+            "long",
+            request("Long one", &"Really proceed? ".repeat(30), "normal"),
+        ),
+    ];
+    for (id, json) in &cases {
+        notifications.announce(vec![announcement(id, json)]);
+        assert_eq!(next_notified(&events), (vec![(*id).to_owned()], false));
+    }
+    eventually("three Notify calls on the bus", || {
+        session.notify_calls().len() == 3
+    });
+    let calls = session.notify_calls();
+    let source = "planu &lt;i&gt;ops&lt;/i&gt; / \
+                  &lt;a href=\"https://evil.example\"&gt;run-9&lt;/a&gt;\\u{200b}";
+
+    assert_eq!(calls[0].summary, "Run unit tests?");
+    assert_eq!(
+        calls[0].body,
+        format!("{source}\nForce-push main and delete the production database?\n• Yes\n• No"),
+        "{}",
+        calls[0].raw
+    );
+    assert_eq!(
+        calls[0].action_keys(),
+        ["default", "answer:yes", "answer:no"]
+    );
+
+    // High priority: opened in the window, never approved from the bubble.
+    assert_eq!(calls[1].summary, "Rotate\\u{202e}keys", "{}", calls[1].raw);
+    assert_eq!(
+        calls[1].body,
+        format!(
+            "{source}\nRotate the signing keys?\n\
+             Click to answer in the window (high priority)."
+        )
+    );
+    assert_eq!(calls[1].action_keys(), ["default"]);
+
+    // Too long to show whole: no buttons; the question is cut, and says so.
+    assert_eq!(calls[2].action_keys(), ["default"]);
+    assert!(
+        calls[2]
+            .body
+            .ends_with("…\nClick to answer in the window (too long for a bubble)."),
+        "{}",
+        calls[2].raw
+    );
+    for call in &calls {
+        assert!(!call.raw.contains("<a href"), "{}", call.raw);
+        assert!(!call.raw.contains('\u{200b}') && !call.raw.contains('\u{202e}'));
+    }
 }

@@ -19,6 +19,7 @@
 pub mod answers;
 #[cfg(feature = "validate")]
 mod dialects;
+pub mod digest;
 pub mod id;
 pub mod limits;
 pub mod model;
@@ -31,6 +32,8 @@ pub mod problem;
 #[cfg(feature = "validate")]
 pub mod schema;
 pub mod shape;
+pub mod text;
+pub mod verify;
 pub mod wire;
 #[cfg(feature = "validate")]
 mod wording;
@@ -48,6 +51,11 @@ pub use outcome::{
     AnswerSet, Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
 };
 #[cfg(feature = "validate")]
-pub use parse::{parse_request, sha256_hex};
+pub use digest::sha256_hex;
+#[cfg(feature = "validate")]
+pub use parse::parse_request;
 pub use problem::Problem;
 pub use shape::body_id;
+#[cfg(feature = "validate")]
+pub use verify::verify_outcome_for;
+pub use verify::{operator_account, verify_outcome};

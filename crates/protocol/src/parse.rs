@@ -12,10 +12,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+pub use crate::digest::sha256_hex;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::answers::check_value;
 use crate::dialects::{ask_user, elicitation, interrupt};
@@ -24,6 +24,7 @@ use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
 use crate::problem::{pointer_token, Problem};
 use crate::schema::shape_validators;
 use crate::shape::{detect_shape, Shape};
+use crate::text;
 use crate::wire::{ElicitationMode, RequestFields, Source, WireQuestion};
 use crate::wording::{check_pattern, default_message, positional_id, short};
 
@@ -120,14 +121,6 @@ fn own_questions(value: &Value, questions_at: &str, problems: &mut Vec<Problem>)
         }
     }
     questions
-}
-
-/// Hex SHA-256 of a file's bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 fn parse_json(bytes: &[u8]) -> Result<Value, Vec<Problem>> {
@@ -504,7 +497,123 @@ fn normalise_choices(wire: &WireQuestion, at: &str, problems: &mut Vec<Problem>)
             ));
         }
     }
+    let label_at = if field == "options" { "" } else { "/label" };
+    check_choice_labels(
+        choices.iter().enumerate().map(|(index, choice)| LabelAt {
+            pointer: format!("{at}/{field}/{index}{label_at}"),
+            id: &choice.id,
+            label: &choice.label,
+        }),
+        problems,
+    );
     choices
+}
+
+/// One choice's label, where the file gives it, and its id (choices with the same id are
+/// reported as duplicates already, so they are not compared again).
+pub(crate) struct LabelAt<'a> {
+    pub pointer: String,
+    pub id: &'a str,
+    pub label: &'a str,
+}
+
+/// The operator must be able to tell a question's choices apart by looking: a label that
+/// holds a character nobody can see (a zero-width space, a bidi override, a control) is
+/// refused, and so is a label that looks the same as an earlier one (`staging`, Cyrillic
+/// `ѕtaging`, fullwidth `ｓｔａｇｉｎｇ`, `staging ` with a trailing space). Otherwise the
+/// answer a pipeline gets could be one the operator did not mean to pick.
+pub(crate) fn check_choice_labels<'a>(
+    labels: impl IntoIterator<Item = LabelAt<'a>>,
+    problems: &mut Vec<Problem>,
+) {
+    let mut seen: Vec<(String, LabelAt<'a>, usize)> = Vec::new();
+    for (index, choice) in labels.into_iter().enumerate() {
+        if let Some(hidden) = choice.label.chars().find(|&c| text::is_hidden(c)) {
+            problems.push(Problem::new(
+                &choice.pointer,
+                format!(
+                    "the label \"{}\" holds {}, which a person cannot see; labels must be \
+                     plain visible text",
+                    text::one_line(&short(choice.label)),
+                    hidden_name(hidden)
+                ),
+            ));
+        }
+        // An id that differs from its label is shown beside it (`show`, the window) and
+        // typed (`--set`), so it must be visible too. Reported once when id and label agree.
+        if choice.id != choice.label {
+            if let Some(hidden) = choice.id.chars().find(|&c| text::is_hidden(c)) {
+                problems.push(Problem::new(
+                    &choice.pointer,
+                    format!(
+                        "the choice id \"{}\" holds {}, which a person cannot see; ids must \
+                         be plain visible text",
+                        text::one_line(&short(choice.id)),
+                        hidden_name(hidden)
+                    ),
+                ));
+            }
+        }
+        let look = look_alike_key(choice.label);
+        let earlier = seen
+            .iter()
+            .find(|(key, first, _)| *key == look && first.id != choice.id);
+        if let Some((_, first, first_index)) = earlier {
+            let first_label = text::one_line(&short(first.label)).into_owned();
+            let label = text::one_line(&short(choice.label)).into_owned();
+            let message = if first.label == choice.label {
+                format!(
+                    "the label \"{label}\" is already the label of choice {}; labels must be \
+                     told apart at a glance",
+                    first_index + 1
+                )
+            } else {
+                format!(
+                    "the label \"{label}\" looks the same as \"{first_label}\" (choice {}); \
+                     labels must be told apart at a glance",
+                    first_index + 1
+                )
+            };
+            problems.push(Problem::new(&choice.pointer, message));
+        } else {
+            seen.push((look, choice, index));
+        }
+    }
+}
+
+/// What a label looks like, for comparing: invisible characters (and variation selectors)
+/// dropped, compatibility forms folded (NFKC: fullwidth letters, ligatures, superscripts),
+/// mapped to the confusable skeleton of Unicode TS #39 (Cyrillic `ѕ` is Latin `s`, `0` is
+/// `O`), and runs of white space made one space with none at either end.
+fn look_alike_key(label: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let visible: String = label
+        .chars()
+        .filter(|&c| {
+            !text::is_hidden(c) && !matches!(c, '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}')
+        })
+        .nfkc()
+        .collect();
+    let skeleton: String = unicode_security::skeleton(&visible).collect();
+    skeleton.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A hidden character named for a problem: its escape and, for the common ones, what it is.
+fn hidden_name(c: char) -> String {
+    let name = match c {
+        '\u{200b}' => "a zero-width space ",
+        '\u{200c}' => "a zero-width non-joiner ",
+        '\u{200d}' => "a zero-width joiner ",
+        '\u{2060}' => "a word joiner ",
+        '\u{feff}' => "a byte order mark ",
+        '\u{ad}' => "a soft hyphen ",
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => "a bidirectional control ",
+        '\u{200e}' | '\u{200f}' | '\u{61c}' => "a direction mark ",
+        '\u{2028}' | '\u{2029}' => "a line separator ",
+        c if c.is_control() => "a control character ",
+        _ => "an invisible character ",
+    };
+    format!("{name}({})", c.escape_unicode())
 }
 
 /// Checks across envelope fields; `at` points at the object that holds them.
@@ -615,5 +724,86 @@ mod tests {
             parse_request(text.as_bytes(), None).unwrap_err()[0].pointer,
             "/a~1b"
         );
+    }
+
+    fn choice_problems(choices: &str) -> Vec<Problem> {
+        let text = format!(
+            r#"{{"questions": [{{"id": "env", "question": "Where?", "type": "single_choice",
+                "choices": {choices}}}]}}"#
+        );
+        parse_request(text.as_bytes(), None).unwrap_err()
+    }
+
+    #[test]
+    fn look_alike_labels_are_refused_naming_both() {
+        for look_alike in [
+            r"staging\u200b",
+            r"\u0455taging",
+            r"\uff53\uff54\uff41\uff47\uff49\uff4e\uff47",
+            "staging ",
+            r"st\u00adaging",
+        ] {
+            let problems = choice_problems(&format!(
+                r#"[{{"id": "a", "label": "staging"}}, {{"id": "b", "label": "{look_alike}"}}]"#
+            ));
+            let look = problems
+                .iter()
+                .find(|p| p.message.contains("looks the same"))
+                .unwrap_or_else(|| panic!("{look_alike}: {problems:?}"));
+            assert_eq!(look.pointer, "/questions/0/choices/1/label");
+            assert!(
+                look.message.contains("as \"staging\" (choice 1)"),
+                "{look:?}"
+            );
+            // Hidden characters are named escaped, never raw.
+            assert!(!look.message.chars().any(text::is_hidden), "{look:?}");
+        }
+        let problems =
+            choice_problems(r#"[{"id": "a", "label": "Yes"}, {"id": "b", "label": "Yes"}]"#);
+        assert!(
+            problems[0]
+                .message
+                .contains("already the label of choice 1"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn options_that_look_alike_are_refused_and_duplicates_reported_once() {
+        let text = r#"{"questions": [{"question": "Where?", "type": "choice",
+            "options": ["staging", "\u0455taging", "staging"]}]}"#;
+        let problems = parse_request(text.as_bytes(), None).unwrap_err();
+        let pointers: Vec<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            ["/questions/0/options/2", "/questions/0/options/1"],
+            "{problems:?}"
+        );
+        assert!(problems[1]
+            .message
+            .contains("\"ѕtaging\" looks the same as \"staging\""));
+    }
+
+    #[test]
+    fn a_label_with_a_hidden_character_is_refused() {
+        let problems = choice_problems(
+            r#"[{"id": "a", "label": "prod\u202euction"}, {"id": "b", "label": "dev"}]"#,
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].pointer, "/questions/0/choices/0/label");
+        assert!(
+            problems[0].message.contains("prod\\u{202e}uction")
+                && problems[0].message.contains("a bidirectional control"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn labels_that_merely_resemble_each_other_are_fine() {
+        let text = r#"{"questions": [{"id": "env", "question": "Where?", "type": "single_choice",
+            "choices": [{"id": "s", "label": "staging"}, {"id": "S", "label": "Staging 2"},
+                        {"id": "p", "label": "production"}, {"id": "j", "label": "日本"},
+                        {"id": "h", "label": "❤\ufe0f"}]}]}"#;
+        assert!(parse_request(text.as_bytes(), None).is_ok());
     }
 }

@@ -29,7 +29,7 @@ pub(crate) fn check_pattern(pattern: &str, at: &str, problems: &mut Vec<Problem>
             at,
             format!(
                 "the pattern does not compile: {}",
-                one_line(&error.to_string())
+                collapse_whitespace(&error.to_string())
             ),
         ));
     }
@@ -41,6 +41,6 @@ pub(crate) fn default_message(message: String) -> String {
 }
 
 /// An error message on one line (regex errors span several).
-pub(crate) fn one_line(text: &str) -> String {
+pub(crate) fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

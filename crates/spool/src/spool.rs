@@ -1,26 +1,45 @@
 //! The spool directory: the wire between askers and inboxes, and the source of truth.
 //!
-//! Owns every file operation on the spool. Files appear atomically (written in `tmp/`,
-//! fsynced, then linked or renamed into place, then the directory fsynced), are never
-//! rewritten, and are read defensively: no symlinks followed, regular files only, at most
-//! [`MAX_FILE_BYTES`] read. Paths are only ever built from validated ids, never from request
+//! Owns every file operation on the spool. A spool is opened once, safely or not at all
+//! ([`crate::dir`]); afterwards every operation goes through the handles of its root and
+//! four directories, never through a path, so no link swapped in later is ever followed.
+//! Files appear atomically (written in `tmp/`, fsynced, then linked into place, then the
+//! directory fsynced), are never rewritten, and are read defensively ([`crate::read`]): no
+//! symlinks followed, regular files only, one name only, from a trusted owner, at most
+//! [`MAX_FILE_BYTES`] read. Names are only ever built from validated ids, never from request
 //! content.
+//!
+//! [`MAX_FILE_BYTES`]: inbox_protocol::limits::MAX_FILE_BYTES
 
-use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use inbox_protocol::limits::MAX_FILE_BYTES;
 use inbox_protocol::{is_valid_id, request_id_from_file_name};
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use rustix::io::Errno;
 
+use crate::dir::{self, fstat, io_at, Handles};
+use crate::facts::Facts;
 use crate::faults;
+use crate::trust::{Policy, Trust};
+
+pub use crate::read::{read_capped, read_capped_with_time, ReadError, SpoolFile};
 
 /// How long a file may sit in `tmp/` before it counts as a crashed writer's leftover.
 pub const TMP_MAX_AGE: Duration = Duration::from_secs(36 * 3600);
+
+/// How long a `tmp/` file with a second name may stay: a placement links the temp file into
+/// place and removes the temp name microseconds later, so after this its writer died in
+/// between. Removing the temp name then is safe (the placed file keeps its content) and lets
+/// the placed file be read (a file with two names is not).
+pub const TMP_LINKED_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// Where a file lives in the spool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,28 +67,26 @@ pub enum SpoolError {
     InvalidId(String),
     #[error("a request with id \"{0}\" is already in the spool")]
     RequestExists(String),
-}
-
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> SpoolError + '_ {
-    move |source| SpoolError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// Why a spool file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("the file does not exist")]
-    Missing,
-    #[error("the file is a symbolic link; links are never followed")]
-    Symlink,
-    #[error("the file is not a regular file (a directory, FIFO, socket or device)")]
-    NotRegular,
-    #[error("the file is {size} bytes, over the limit of {MAX_FILE_BYTES} bytes (1 MiB)")]
-    TooLarge { size: u64 },
-    #[error("{0}")]
-    Io(io::Error),
+    /// The root or one of its directories cannot be used safely (a symbolic link, not a
+    /// directory). Nothing was touched.
+    #[error("{path} cannot be used as a spool: {reason}. Nothing was touched.")]
+    Unsafe { path: PathBuf, reason: String },
+    /// The directory holds something a spool never does: it is somebody's directory, not a
+    /// spool. Nothing was touched.
+    #[error(
+        "{root} is not a spool: it holds {entry:?}, and a spool holds only questions/, \
+         answers/, cancel/, tmp/ and {marker}. Nothing was touched (nothing created, nothing \
+         deleted). Choose a new or empty directory, or an existing spool.",
+        marker = dir::MARKER
+    )]
+    NotASpool { root: PathBuf, entry: String },
+    /// Team mode names a group the system does not know.
+    #[error(
+        "there is no group {group:?} on this machine, so a team spool cannot use it: create \
+         it (groupadd {group}) and add the team's accounts (usermod -aG {group} ACCOUNT), or \
+         name an existing group"
+    )]
+    UnknownGroup { group: String },
 }
 
 /// A file in the spool that is not what its directory holds, and why.
@@ -104,27 +121,76 @@ pub enum Placed {
     AlreadyThere,
 }
 
-/// A spool rooted at a directory.
+/// A spool rooted at a directory: its path (for messages and the file watcher) and the
+/// handles every operation goes through, shared by its clones.
 #[derive(Debug, Clone)]
 pub struct Spool {
     root: PathBuf,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    handles: Handles,
+    policy: Policy,
 }
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Spool {
-    /// Opens a spool, creating its directories if needed.
+    /// Opens a spool as an asker does, creating it or its missing directories. A new spool
+    /// is private; an existing team directory (setgid, group rwx) gets group-readable files
+    /// so the team's inboxes can read them. Refuses, touching nothing, a link, a
+    /// non-directory, or a directory that holds anything a spool does not
+    /// ([`SpoolError::Unsafe`], [`SpoolError::NotASpool`]).
     pub fn open(root: impl Into<PathBuf>) -> Result<Spool, SpoolError> {
-        let spool = Spool { root: root.into() };
-        for dir in [
-            spool.tmp_dir(),
-            spool.dir(Area::Questions),
-            spool.dir(Area::Answers),
-            spool.dir(Area::Cancel),
-        ] {
-            fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        let root = root.into();
+        let (handles, policy) = dir::open(&root, None)?;
+        Ok(Spool::from_parts(root, handles, policy))
+    }
+
+    /// Opens a spool as an inbox does, under an explicit trust model: the modes of what it
+    /// creates, and whose files it reads. [`Spool::open`]'s refusals apply; a team whose
+    /// group does not exist is [`SpoolError::UnknownGroup`].
+    pub fn open_with(root: impl Into<PathBuf>, trust: Trust) -> Result<Spool, SpoolError> {
+        let root = root.into();
+        let (handles, policy) = dir::open(&root, Some(&trust))?;
+        Ok(Spool::from_parts(root, handles, policy))
+    }
+
+    fn from_parts(root: PathBuf, handles: Handles, policy: Policy) -> Spool {
+        Spool {
+            root,
+            shared: Arc::new(Shared { handles, policy }),
         }
-        Ok(spool)
+    }
+
+    /// The trust model this spool was opened under (for [`Spool::open`]: as detected).
+    pub fn trust(&self) -> Trust {
+        self.shared.policy.trust()
+    }
+
+    /// What is unsafe about the spool's directories as they are now (writable by others,
+    /// group-writable in a private spool, owned by another account, not set up for the
+    /// team), each naming the directory and the command that fixes it. Empty when all is
+    /// well.
+    pub fn warnings(&self) -> Vec<String> {
+        let handles = &self.shared.handles;
+        let dirs: [(PathBuf, BorrowedFd<'_>); 5] = [
+            (self.root.clone(), handles.root.as_fd()),
+            (self.tmp_dir(), handles.tmp.as_fd()),
+            (self.dir(Area::Questions), handles.questions.as_fd()),
+            (self.dir(Area::Answers), handles.answers.as_fd()),
+            (self.dir(Area::Cancel), handles.cancel.as_fd()),
+        ];
+        let mut warnings = Vec::new();
+        for (path, fd) in dirs {
+            match fstat(fd, &path) {
+                Ok(facts) => warnings.extend(self.shared.policy.warnings(&path, &facts)),
+                Err(error) => warnings.push(format!("cannot check {}: {error}", path.display())),
+            }
+        }
+        warnings
     }
 
     pub fn root(&self) -> &Path {
@@ -139,13 +205,15 @@ impl Spool {
         self.root.join(area.dir_name())
     }
 
-    /// The path of a request, outcome or tombstone. Callers pass validated ids only.
+    /// The path of a request, outcome or tombstone, for messages and the file watcher; the
+    /// spool's own operations never go through it. Callers pass validated ids only.
     pub fn path(&self, area: Area, id: &str) -> PathBuf {
         debug_assert!(is_valid_id(id));
-        match area {
-            Area::Cancel => self.dir(area).join(id),
-            _ => self.dir(area).join(format!("{id}.json")),
-        }
+        self.dir(area).join(file_name(area, id))
+    }
+
+    fn area_fd(&self, area: Area) -> BorrowedFd<'_> {
+        self.shared.handles.area(area)
     }
 
     /// Places a request file atomically. Fails if the id is taken: requests are immutable.
@@ -170,13 +238,36 @@ impl Spool {
         self.place(Area::Cancel, id, reason.as_bytes())
     }
 
+    /// Whether `area` has an entry for `id`, of any kind (a link is not followed).
     pub fn exists(&self, area: Area, id: &str) -> bool {
-        fs::symlink_metadata(self.path(area, id)).is_ok()
+        is_valid_id(id)
+            && rustix::fs::statat(
+                self.area_fd(area),
+                file_name(area, id),
+                AtFlags::SYMLINK_NOFOLLOW,
+            )
+            .is_ok()
     }
 
-    /// Reads a spool file defensively (see [`read_capped`]).
+    /// Reads a spool file defensively: [`Spool::read_file`]'s bytes.
     pub fn read(&self, area: Area, id: &str) -> Result<Vec<u8>, ReadError> {
-        read_capped(&self.path(area, id))
+        self.read_file(area, id).map(|file| file.bytes)
+    }
+
+    /// Reads a spool file defensively, with when it was written and who owns it. Never
+    /// follows a link; refuses what is not a regular file, a file with more than one name
+    /// ([`ReadError::HardLinked`]), a file of an account the spool does not trust
+    /// ([`ReadError::ForeignOwner`]) and one over the size limit.
+    pub fn read_file(&self, area: Area, id: &str) -> Result<SpoolFile, ReadError> {
+        if !is_valid_id(id) {
+            // No name is ever built from an id that is not one.
+            return Err(ReadError::Missing);
+        }
+        crate::read::read_at(
+            self.area_fd(area),
+            &file_name(area, id),
+            &self.shared.policy,
+        )
     }
 
     /// Write to `tmp/`, fsync, link into place, remove the temp name, fsync the directory.
@@ -191,16 +282,11 @@ impl Spool {
         let items: Vec<Item<'_>> = batch
             .iter()
             .map(|&(id, bytes)| match check_id(id) {
-                Ok(()) => Item {
-                    tmp: self.tmp_dir().join(unique_tmp_name(id)),
-                    target: self.path(Area::Answers, id),
-                    bytes,
-                    state: Ok(Step::Todo),
-                },
-                // No path is ever built from a refused id.
+                Ok(()) => Item::new(Area::Answers, id, bytes),
+                // No name is ever built from a refused id.
                 Err(error) => Item {
-                    tmp: PathBuf::new(),
-                    target: PathBuf::new(),
+                    tmp: OsString::new(),
+                    target: String::new(),
                     bytes,
                     state: Err(error),
                 },
@@ -210,13 +296,7 @@ impl Spool {
     }
 
     fn place(&self, area: Area, id: &str, bytes: &[u8]) -> Result<Placed, SpoolError> {
-        let item = Item {
-            tmp: self.tmp_dir().join(unique_tmp_name(id)),
-            target: self.path(area, id),
-            bytes,
-            state: Ok(Step::Todo),
-        };
-        self.place_all(area, vec![item])
+        self.place_all(area, vec![Item::new(area, id, bytes)])
             .pop()
             .expect("one result per item")
     }
@@ -224,28 +304,18 @@ impl Spool {
     /// Write, make durable, link, sync the directory: the steps of an atomic placement, each
     /// done for every item before the next (see [`Spool::write_outcomes`]).
     fn place_all(&self, area: Area, mut items: Vec<Item<'_>>) -> Vec<Result<Placed, SpoolError>> {
+        let tmp_fd = self.shared.handles.tmp.as_fd();
+        let area_fd = self.area_fd(area);
         let mut written: Vec<File> = Vec::new();
         for item in &mut items {
             let Ok(Step::Todo) = item.state else { continue };
-            let result = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(&item.tmp)
-                .and_then(|mut file| {
-                    faults::io_point(faults::SPOOL_WRITE)
-                        .and_then(|()| file.write_all(item.bytes))?;
-                    Ok(file)
-                });
-            item.state = match result {
+            let tmp_path = self.tmp_dir().join(&item.tmp);
+            item.state = match self.write_tmp(&item.tmp, item.bytes) {
                 Ok(file) => {
                     written.push(file);
                     Ok(Step::Written)
                 }
-                Err(error) => Err(SpoolError::Io {
-                    path: item.tmp.clone(),
-                    source: error,
-                }),
+                Err(error) => Err(io_at(&tmp_path)(error)),
             };
         }
         // One file: its own fsync. Several: one `syncfs` for all, which costs about what one
@@ -262,23 +332,34 @@ impl Spool {
                 continue;
             };
             item.state = match &durable {
-                Ok(()) => link(&item.tmp, &item.target),
-                Err(error) => Err(SpoolError::Io {
-                    path: item.tmp.clone(),
-                    source: io::Error::new(error.kind(), error.to_string()),
-                }),
+                Ok(()) => link(tmp_fd, &item.tmp, area_fd, &item.target)
+                    .map_err(|error| io_at(&self.dir(area).join(&item.target))(error)),
+                Err(error) => Err(io_at(&self.tmp_dir().join(&item.tmp))(io::Error::new(
+                    error.kind(),
+                    error.to_string(),
+                ))),
             };
+            // At once, not after the batch: while both names exist a reader sees a file
+            // with two links, which it waits out only briefly.
+            let _ = rustix::fs::unlinkat(tmp_fd, &item.tmp, AtFlags::empty());
         }
         let mut linked_any = false;
         for item in &items {
-            // A refused id never made a temp file (nor may its name build a path).
-            if !matches!(&item.state, Err(SpoolError::InvalidId(_))) {
-                let _ = fs::remove_file(&item.tmp);
+            match &item.state {
+                Ok(Step::Placed(Placed::Written)) => linked_any = true,
+                // A refused id never made a temp file (nor may its name build a path); a
+                // write that failed half-way may have left one.
+                Err(SpoolError::InvalidId(_)) => {}
+                Err(_) => {
+                    let _ = rustix::fs::unlinkat(tmp_fd, &item.tmp, AtFlags::empty());
+                }
+                Ok(_) => {}
             }
-            linked_any |= matches!(item.state, Ok(Step::Placed(Placed::Written)));
         }
         let synced = if linked_any {
-            sync_dir(&self.dir(area)).map_err(|error| error.to_string())
+            faults::io_point(faults::SPOOL_DIR_FSYNC)
+                .and_then(|()| rustix::fs::fsync(area_fd).map_err(io::Error::from))
+                .map_err(|error| error.to_string())
         } else {
             Ok(())
         };
@@ -298,6 +379,25 @@ impl Spool {
             .collect()
     }
 
+    /// Creates a new file in `tmp/` with the spool's file mode (whatever the umask) and
+    /// group, and writes `bytes` into it.
+    fn write_tmp(&self, name: &OsStr, bytes: &[u8]) -> io::Result<File> {
+        let policy = &self.shared.policy;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd: OwnedFd = rustix::fs::openat(
+            &self.shared.handles.tmp,
+            name,
+            flags,
+            Mode::from_raw_mode(policy.file_mode()),
+        )?;
+        let facts = Facts::from(&rustix::fs::fstat(&fd)?);
+        policy.apply(&fd, policy.file_mode(), &facts)?;
+        let mut file = File::from(fd);
+        faults::io_point(faults::SPOOL_WRITE).and_then(|()| file.write_all(bytes))?;
+        Ok(file)
+    }
+
     /// Lists the spool's directories without opening any file.
     pub fn scan(&self) -> Result<Listing, SpoolError> {
         let mut listing = Listing::default();
@@ -313,57 +413,85 @@ impl Spool {
         problems: &mut Vec<SpoolProblem>,
     ) -> Result<Vec<Entry>, SpoolError> {
         let dir = self.dir(area);
+        let fd = self.area_fd(area);
         let mut entries = Vec::new();
-        for item in fs::read_dir(&dir).map_err(io_error(&dir))? {
-            let Ok(item) = item else { continue };
-            let name = item.file_name();
-            let path = item.path();
-            match classify(area, &name) {
-                Ok(id) => {
-                    // d_type from readdir: no stat per file on the start-up path.
-                    match item.file_type() {
-                        Ok(kind) if kind.is_file() => entries.push(Entry { id, path }),
-                        Ok(kind) if kind.is_symlink() => problems.push(SpoolProblem {
-                            path,
-                            reason: ReadError::Symlink.to_string(),
-                        }),
-                        Ok(_) => problems.push(SpoolProblem {
-                            path,
-                            reason: ReadError::NotRegular.to_string(),
-                        }),
-                        Err(error) => problems.push(SpoolProblem {
-                            path,
-                            reason: error.to_string(),
-                        }),
-                    }
-                }
+        for item in Dir::read_from(fd).map_err(|errno| io_at(&dir)(errno.into()))? {
+            let item = item.map_err(|errno| io_at(&dir)(errno.into()))?;
+            let name = OsStr::from_bytes(item.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let path = dir.join(name);
+            match classify(area, name) {
+                // d_type from readdir: no stat per file on the start-up path, except on a
+                // filesystem that does not fill it in.
+                Ok(id) => match kind_of(fd, name, item.file_type()) {
+                    Ok(FileType::RegularFile) => entries.push(Entry { id, path }),
+                    Ok(FileType::Symlink) => problems.push(SpoolProblem {
+                        path,
+                        reason: ReadError::Symlink.to_string(),
+                    }),
+                    // Gone since it was listed: nothing to report.
+                    Err(Errno::NOENT) => {}
+                    Ok(_) => problems.push(SpoolProblem {
+                        path,
+                        reason: ReadError::NotRegular.to_string(),
+                    }),
+                    Err(errno) => problems.push(SpoolProblem {
+                        path,
+                        reason: io::Error::from(errno).to_string(),
+                    }),
+                },
                 Err(reason) => problems.push(SpoolProblem { path, reason }),
             }
         }
         Ok(entries)
     }
 
-    /// Removes files in `tmp/` older than `max_age`: what a crashed writer left behind.
+    /// Removes what crashed writers left in `tmp/`: regular files older than `max_age`, and
+    /// temp names of files already placed (two links) older than [`TMP_LINKED_MAX_AGE`].
+    /// Only regular files in the real `tmp/` are ever removed: never through a link, never a
+    /// directory (`unlinkat` without `AT_REMOVEDIR` cannot remove one anyway).
     pub fn reap_tmp(&self, max_age: Duration) -> Result<usize, SpoolError> {
         let dir = self.tmp_dir();
+        let fd = self.shared.handles.tmp.as_fd();
         let now = SystemTime::now();
         let mut reaped = 0;
-        for item in fs::read_dir(&dir).map_err(io_error(&dir))?.flatten() {
-            let Ok(meta) = item.path().symlink_metadata() else {
+        for item in Dir::read_from(fd).map_err(|errno| io_at(&dir)(errno.into()))? {
+            let item = item.map_err(|errno| io_at(&dir)(errno.into()))?;
+            let name = item.file_name();
+            if matches!(name.to_bytes(), b"." | b"..") {
+                continue;
+            }
+            let Ok(stat) = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
                 continue;
             };
-            let age = meta
-                .modified()
-                .ok()
-                .and_then(|m| now.duration_since(m).ok());
-            if meta.is_file()
-                && age.is_some_and(|age| age > max_age)
-                && fs::remove_file(item.path()).is_ok()
-            {
+            let facts = Facts::from(&stat);
+            if facts.kind != FileType::RegularFile {
+                continue;
+            }
+            let Ok(age) = now.duration_since(facts.modified) else {
+                continue;
+            };
+            let limit = if facts.nlink > 1 {
+                TMP_LINKED_MAX_AGE.min(max_age)
+            } else {
+                max_age
+            };
+            if age > limit && rustix::fs::unlinkat(fd, name, AtFlags::empty()).is_ok() {
                 reaped += 1;
             }
         }
         Ok(reaped)
+    }
+}
+
+/// The kind of a directory entry: readdir's `d_type`, or `statat` where it is unknown.
+fn kind_of(dir: BorrowedFd<'_>, name: &OsStr, listed: FileType) -> Result<FileType, Errno> {
+    match listed {
+        FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(|stat| Facts::from(&stat).kind),
+        known => Ok(known),
     }
 }
 
@@ -377,6 +505,14 @@ pub fn classify(area: Area, name: &std::ffi::OsStr) -> Result<String, String> {
         _ => request_id_from_file_name(name)
             .map(str::to_owned)
             .map_err(|p| p.to_string()),
+    }
+}
+
+/// The file name of `id` in `area`: `<id>.json`, or the bare id for a tombstone.
+fn file_name(area: Area, id: &str) -> String {
+    match area {
+        Area::Cancel => id.to_owned(),
+        _ => format!("{id}.json"),
     }
 }
 
@@ -399,13 +535,23 @@ fn unique_tmp_name(id: &str) -> OsString {
     format!("{id}.{}.{n}.{nanos}.tmp", std::process::id()).into()
 }
 
-/// Makes a directory entry durable: without it a crash can lose a file whose data was synced.
-/// One file on its way into the spool.
+/// One file on its way into the spool: its name in `tmp/` and in its area.
 struct Item<'a> {
-    tmp: PathBuf,
-    target: PathBuf,
+    tmp: OsString,
+    target: String,
     bytes: &'a [u8],
     state: Result<Step, SpoolError>,
+}
+
+impl<'a> Item<'a> {
+    fn new(area: Area, id: &str, bytes: &'a [u8]) -> Item<'a> {
+        Item {
+            tmp: unique_tmp_name(id),
+            target: file_name(area, id),
+            bytes,
+            state: Ok(Step::Todo),
+        }
+    }
 }
 
 /// How far an [`Item`] got.
@@ -417,73 +563,35 @@ enum Step {
 
 /// Links a durable temp file to its final name; `link()` refuses to replace a file, so the
 /// first writer wins.
-fn link(tmp: &Path, target: &Path) -> Result<Step, SpoolError> {
-    match faults::io_point(faults::SPOOL_LINK).and_then(|()| fs::hard_link(tmp, target)) {
+fn link(
+    tmp_dir: BorrowedFd<'_>,
+    tmp: &OsStr,
+    area_dir: BorrowedFd<'_>,
+    target: &str,
+) -> io::Result<Step> {
+    let linked = faults::io_point(faults::SPOOL_LINK).and_then(|()| {
+        rustix::fs::linkat(tmp_dir, tmp, area_dir, target, AtFlags::empty())
+            .map_err(io::Error::from)
+    });
+    match linked {
         Ok(()) => Ok(Step::Placed(Placed::Written)),
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             // Over NFS a link can succeed yet report EEXIST when the reply is lost; the temp
             // file's link count tells the truth (as Maildir does).
-            match fs::metadata(tmp) {
-                Ok(meta) if meta.nlink() == 2 => Ok(Step::Placed(Placed::Written)),
+            match rustix::fs::statat(tmp_dir, tmp, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) if Facts::from(&stat).nlink == 2 => Ok(Step::Placed(Placed::Written)),
                 _ => Ok(Step::Placed(Placed::AlreadyThere)),
             }
         }
-        Err(error) => Err(SpoolError::Io {
-            path: target.to_owned(),
-            source: error,
-        }),
+        Err(error) => Err(error),
     }
-}
-
-fn sync_dir(dir: &Path) -> Result<(), SpoolError> {
-    faults::io_point(faults::SPOOL_DIR_FSYNC)
-        .and_then(|()| File::open(dir))
-        .and_then(|d| d.sync_all())
-        .map_err(io_error(dir))
-}
-
-/// Opens without following symlinks and without blocking on a FIFO, checks the file is
-/// regular and under the cap, and reads at most cap + 1 bytes in case it grows meanwhile.
-pub fn read_capped(path: &Path) -> Result<Vec<u8>, ReadError> {
-    read_capped_with_time(path).map(|(bytes, _)| bytes)
-}
-
-/// [`read_capped`], also returning the file's modification time: when it was placed.
-pub fn read_capped_with_time(path: &Path) -> Result<(Vec<u8>, SystemTime), ReadError> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|error| match error.raw_os_error() {
-            Some(libc::ELOOP) => ReadError::Symlink,
-            Some(libc::ENOENT) => ReadError::Missing,
-            // A socket (ENXIO) or a device without a driver (ENODEV): not a file, and no
-            // retry will make it one.
-            Some(libc::ENXIO | libc::ENODEV) => ReadError::NotRegular,
-            _ => ReadError::Io(error),
-        })?;
-    let meta = file.metadata().map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular);
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ReadError::TooLarge { size: meta.len() });
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(ReadError::TooLarge {
-            size: bytes.len() as u64,
-        });
-    }
-    Ok((bytes, meta.modified().unwrap_or_else(|_| SystemTime::now())))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inbox_protocol::limits::MAX_FILE_BYTES;
+    use std::fs;
 
     fn spool() -> (tempfile::TempDir, Spool) {
         let dir = tempfile::tempdir().unwrap();
@@ -598,6 +706,23 @@ mod tests {
             read_capped(&q.join("none.json")),
             Err(ReadError::Missing)
         ));
+        // Through the spool's handles, the same verdicts.
+        for (id, expected) in [
+            ("link", "link"),
+            ("dir", "other"),
+            ("fifo", "other"),
+            ("big", "big"),
+            ("none", "missing"),
+        ] {
+            let got = match spool.read_file(Area::Questions, id) {
+                Err(ReadError::Symlink) => "link",
+                Err(ReadError::NotRegular) => "other",
+                Err(ReadError::TooLarge { .. }) => "big",
+                Err(ReadError::Missing) => "missing",
+                other => panic!("{id}: {other:?}"),
+            };
+            assert_eq!(got, expected, "{id}");
+        }
 
         let listing = spool.scan().unwrap();
         let ids: Vec<&str> = listing.requests.iter().map(|e| e.id.as_str()).collect();

@@ -38,12 +38,17 @@ export const listProblems = () => call<SpoolProblemView[]>('list_problems');
 
 export const openRequest = (id: string) => call<RequestView>('open_request', { id });
 
-/** `answers`: question id → value; unanswered optional questions left out. */
-export const submitAnswers = (id: string, answers: Record<string, JsonValue>) =>
-  call<SubmitResult>('submit_answers', { id, answers });
+/**
+ * `answers`: question id → value; unanswered optional questions left out. `version`: the
+ * `RequestView.version` the operator answered. Rust refuses (`changed`) when the request file
+ * is no longer that version, so only what the operator saw is ever answered.
+ */
+export const submitAnswers = (id: string, answers: Record<string, JsonValue>, version: string) =>
+  call<SubmitResult>('submit_answers', { id, answers, version });
 
-export const declineRequest = (id: string, reason: string) =>
-  call<SubmitResult>('decline_request', { id, reason });
+/** `version` as for `submitAnswers`. */
+export const declineRequest = (id: string, reason: string, version: string) =>
+  call<SubmitResult>('decline_request', { id, reason, version });
 
 /**
  * Rust's check of the answers given so far, as a submit would check them, without writing

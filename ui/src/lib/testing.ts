@@ -20,6 +20,7 @@ export function row(overrides: Partial<RowView> = {}): RowView {
     settled_at: null,
     answered_by: null,
     unwritten: null,
+    blocked: null,
     ...overrides,
   };
 }
@@ -51,6 +52,7 @@ export function choices(...ids: string[]) {
 export function request(questions: QuestionView[], overrides: Partial<RequestView> = {}): RequestView {
   return {
     row: row({ question_count: questions.length }),
+    version: 'a'.repeat(64),
     questions,
     confirm_title: null,
     confirm_description_html: null,

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 
-import { notificationLabel, settledElsewhere, settler, sourceText, statusLabel, toIpcError } from './words';
+import {
+  notificationLabel,
+  refusalText,
+  sentence,
+  trustLabel,
+  settledElsewhere,
+  settler,
+  sourceText,
+  statusLabel,
+  toIpcError,
+} from './words';
 
 describe('settler', () => {
   it('tells operators from policies', () => {
@@ -64,5 +74,44 @@ describe('toIpcError', () => {
 
   it('fills in missing problems', () => {
     expect(toIpcError({ code: 'storage', message: 'disk full' }).problems).toEqual([]);
+  });
+});
+
+describe('refusalText', () => {
+  it('says a changed request was not answered, and why', () => {
+    const text = refusalText({ code: 'changed', message: 'its file was replaced.', problems: [] });
+    expect(text).toBe('This request changed after you opened it: its file was replaced; it was not answered.');
+  });
+
+  it('says a blocked request got nothing', () => {
+    const text = refusalText({ code: 'blocked', message: 'an invalid outcome file blocks it', problems: [] });
+    expect(text).toBe('This request was blocked after you opened it: an invalid outcome file blocks it; nothing was sent.');
+  });
+
+  it('leaves out a reason the request already shows', () => {
+    const error = { code: 'blocked' as const, message: 'its file changed', problems: [] };
+    expect(refusalText(error, true)).toBe('This request was blocked after you opened it; nothing was sent.');
+  });
+
+  it('leaves other errors to their own messages', () => {
+    expect(refusalText({ code: 'storage', message: 'disk full', problems: [] })).toBeNull();
+    expect(refusalText({ code: 'invalid', message: 'bad', problems: [] })).toBeNull();
+  });
+});
+
+describe('sentence', () => {
+  it('capitalises and ends a reason', () => {
+    expect(sentence(' its file changed after it was placed ')).toBe('Its file changed after it was placed.');
+    expect(sentence('ask again (later)')).toBe('Ask again (later)');
+    expect(sentence('Done.')).toBe('Done.');
+    expect(sentence('')).toBe('');
+  });
+});
+
+describe('trustLabel', () => {
+  it('says who shares the spool', () => {
+    expect(trustLabel('private')).toBe('Private to your account');
+    expect(trustLabel('team:ops')).toBe('Shared with the group ops');
+    expect(trustLabel('other')).toBe('other');
   });
 });

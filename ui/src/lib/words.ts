@@ -77,6 +77,40 @@ export function toIpcError(error: unknown): IpcError {
   return { code: 'bad_input', message, problems: [] };
 }
 
+/** `private` or `team:<group>` (StatusView.trust) in words. */
+export function trustLabel(trust: string): string {
+  if (trust === 'private') return 'Private to your account';
+  if (trust.startsWith('team:')) return `Shared with the group ${trust.slice('team:'.length)}`;
+  return trust;
+}
+
+/**
+ * What the window says on a request when the inbox refused to settle it because of the file
+ * itself: it changed after the operator opened it, or it was blocked meanwhile. The reason
+ * is left out when the request already shows it (`reasonShown`, its blocked notice). Null
+ * for other errors.
+ */
+export function refusalText(error: IpcError, reasonShown = false): string | null {
+  const because = error.message.trim().replace(/[.;\s]+$/, '');
+  const why = reasonShown || because === '' ? '' : `: ${because}`;
+  switch (error.code) {
+    case 'changed':
+      return `This request changed after you opened it${why}; it was not answered.`;
+    case 'blocked':
+      return `This request was blocked after you opened it${why}; nothing was sent.`;
+    default:
+      return null;
+  }
+}
+
+/** A reason as a sentence of its own: a capital first letter and a full stop. */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
+}
+
 /** "release-bot / build-1187 / deploy / ci-03": the source fields that are set. */
 /** Who is asking, most telling first: `shop-api · claude-code / session-4 / ask_operator / ci-3`. */
 export function sourceText(source: {

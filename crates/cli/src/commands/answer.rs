@@ -17,8 +17,7 @@ use crate::{exit, locations, output, render};
 pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
     let id = args.id.as_str();
     super::ensure_valid_id(id)?;
-    let answered_by =
-        inbox_engine::operator::answered_by(&operator_name(args.operator.as_deref())?);
+    let version = args.version.as_deref().map(check_version).transpose()?;
     // Malformed input fails before anything is opened.
     let given = match &args.answers {
         Some(text) => Some(answers_object(text)?),
@@ -28,7 +27,7 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
 
     let mut engine = locations::open_engine(locations)?;
     let result = if let Some(reason) = &args.decline {
-        engine.decline(id, reason, &answered_by)
+        engine.decline(id, reason, version)
     } else {
         let given = match given {
             Some(given) => given,
@@ -36,26 +35,24 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
                 Ok(given) => given,
                 // A settled request is reported as such, whatever was wrong with the values.
                 Err(problems) => {
-                    return report(&engine, id, Err(settled_or(&engine, id, problems)))
+                    let error = settled_or(&mut engine, id, version, problems);
+                    return report(&engine, id, Err(error));
                 }
             },
         };
-        engine.answer(id, &given, &answered_by)
+        engine.answer(id, &given, version)
     };
     report(&engine, id, result)
 }
 
-/// `--as NAME`, else the name the app would record too (`$USER`, else `$LOGNAME`, else
-/// `operator`).
-fn operator_name(given: Option<&str>) -> Result<String> {
-    let name = match given {
-        Some(name) => name.trim().to_owned(),
-        None => inbox_engine::operator::name_from_env(),
-    };
-    if name.is_empty() || name.chars().any(char::is_control) {
-        bail!("--as needs a name, without control characters");
+/// `--version`: hex digits, at least as many as the engine needs to tell versions apart.
+fn check_version(text: &str) -> Result<&str> {
+    let text = text.trim();
+    let min = inbox_engine::MIN_VERSION_PREFIX;
+    if text.len() < min || text.len() > 64 || !text.chars().all(|c| c.is_ascii_hexdigit()) {
+        bail!("--version takes the request's version as `show` prints it: {min} to 64 hex digits");
     }
-    Ok(name)
+    Ok(text)
 }
 
 /// `--answers`: a JSON object, given inline, as `@FILE`, or as `-` (standard input).
@@ -150,56 +147,63 @@ fn coerce(
     }
 }
 
-/// The error to report when the `--set` values are unusable: "already settled" or
-/// "cancelled" if that is so (it matters more), else the problems.
-fn settled_or(engine: &Engine, id: &str, problems: Vec<Problem>) -> SettleError {
-    let spool = engine.spool();
-    if let Some(outcome) = spool
-        .read(Area::Answers, id)
-        .ok()
-        .and_then(|bytes| Outcome::from_file_bytes(&bytes).ok())
-    {
-        SettleError::AlreadySettled(Box::new(outcome))
-    } else if spool.exists(Area::Cancel, id) {
-        SettleError::Cancelled(id.to_owned())
-    } else {
-        SettleError::Invalid(problems)
+/// The error to report when the `--set` values are unusable: "already settled",
+/// "cancelled", "changed" or "blocked" if that is so (it matters more), else the problems.
+fn settled_or(
+    engine: &mut Engine,
+    id: &str,
+    version: Option<&str>,
+    problems: Vec<Problem>,
+) -> SettleError {
+    match engine.answerable(id, version) {
+        Ok(_) => SettleError::Invalid(problems),
+        Err(error) => error,
     }
 }
 
 fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Result<u8> {
     match result {
         Ok(outcome) => {
-            eprintln!(
+            output::stderr(&format!(
                 "{} {id} as {}; outcome written to {}",
                 outcome.status,
                 outcome.answered_by,
                 engine.spool().path(Area::Answers, id).display()
-            );
+            ));
             output::json(&outcome)?;
             Ok(exit::OK)
         }
         Err(SettleError::Invalid(problems)) => {
-            eprintln!(
+            output::stderr(&format!(
                 "nothing written for {id}:\n{}",
                 render::problem_lines(&problems)
-            );
+            ));
             Ok(exit::FAILURE)
         }
         Err(SettleError::AlreadySettled(outcome)) => {
-            eprintln!("{}", already_settled(&outcome));
+            output::stderr(&already_settled(&outcome));
             Ok(exit::ALREADY_SETTLED)
         }
         Err(SettleError::Cancelled(_)) => {
-            eprintln!("request {id} was cancelled by its asker; it takes no answer");
+            output::stderr(&format!(
+                "request {id} was cancelled by its asker; it takes no answer"
+            ));
             Ok(exit::ALREADY_SETTLED)
         }
         Err(error @ SettleError::Unwritten { .. }) => {
-            eprintln!(
+            output::stderr(&format!(
                 "{error}: by `answer-inbox watch`, the desktop app, or the next answer-inbox \
                  command, whichever runs first."
-            );
+            ));
             Ok(exit::KEPT)
+        }
+        Err(error @ SettleError::Changed { .. }) => {
+            output::stderr(&format!("{error}; nothing written"));
+            Ok(exit::CHANGED)
+        }
+        Err(error @ SettleError::Blocked { .. }) => {
+            output::stderr(&format!("{error}; nothing written"));
+            Ok(exit::BLOCKED)
         }
         Err(SettleError::NotFound(_)) => bail!(
             "no request \"{id}\" in the spool {}",

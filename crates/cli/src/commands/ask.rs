@@ -3,7 +3,7 @@
 //! `inbox_client`'s; this module reads the file and turns its results into messages and exit
 //! codes.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use inbox_client::{prepare, AskError, AskOptions, Asker, Reply};
 
 use crate::args::{AskArgs, LocationArgs};
@@ -15,7 +15,9 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
     let bytes = match input::read_request(&args.file) {
         Ok(bytes) => bytes,
         Err(failure @ ReadFailure::TooLarge(_)) => {
-            eprintln!("{name}: the request is invalid and was not placed:\n  /: {failure}");
+            output::stderr(&format!(
+                "{name}: the request is invalid and was not placed:\n  /: {failure}"
+            ));
             return Ok(invalid_exit(args));
         }
         Err(ReadFailure::Io(error)) => bail!("cannot read {name}: {error}"),
@@ -24,10 +26,10 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
     let prepared = match prepare(bytes, args.id.as_deref()) {
         Ok(prepared) => prepared,
         Err(AskError::Invalid(problems)) => {
-            eprintln!(
+            output::stderr(&format!(
                 "{name}: the request is invalid and was not placed:\n{}",
                 render::problem_lines(&problems)
-            );
+            ));
             return Ok(invalid_exit(args));
         }
         Err(AskError::InvalidId(flag)) => bail!(
@@ -50,30 +52,43 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
     }
 
     // Standard output is for the outcome alone, so `> outcome.json` captures just that.
-    eprintln!("placed {id}; waiting for its outcome");
+    output::stderr(&format!("placed {id}; waiting for its outcome"));
     let options = AskOptions {
         timeout: args.timeout,
         cancel: None,
     };
-    let reply = asker
-        .wait(id, &options)
-        .with_context(|| format!("waiting for the outcome of \"{id}\""))?;
+    let reply = match asker.wait(id, &options) {
+        Ok(reply) => reply,
+        // Someone wrote an outcome file that does not answer this request: never taken as
+        // the answer, and said so with its own code.
+        Err(error @ AskError::BadOutcome { .. }) => {
+            output::stderr(&format!("{error}; it is not taken as an answer"));
+            return Ok(exit::BAD_OUTCOME);
+        }
+        Err(error) => {
+            return Err(
+                anyhow::Error::new(error).context(format!("waiting for the outcome of \"{id}\""))
+            )
+        }
+    };
     Ok(match reply {
         Reply::Settled(outcome) => {
             output::json(&outcome)?;
             exit::for_status(outcome.status)
         }
         Reply::CancelledByAsker { .. } => {
-            eprintln!("request {id} was cancelled by its asker; there is no outcome");
+            output::stderr(&format!(
+                "request {id} was cancelled by its asker; there is no outcome"
+            ));
             exit::CANCELLED
         }
         Reply::TimedOut { .. } => {
             let seconds = args.timeout.unwrap_or_default().as_secs_f64();
-            eprintln!(
+            output::stderr(&format!(
                 "no outcome for {id} within {seconds} s; the request stays pending (its \
                  outcome will appear as {}; `answer-inbox cancel {id}` withdraws it)",
                 asker.outcome_path(id)?.display()
-            );
+            ));
             exit::TIMED_OUT
         }
     })

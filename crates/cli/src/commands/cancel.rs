@@ -5,7 +5,7 @@ use inbox_engine::{Placed, SettleError};
 
 use crate::args::{CancelArgs, LocationArgs};
 use crate::commands::answer::already_settled;
-use crate::{exit, locations};
+use crate::{exit, locations, output, render};
 
 pub fn run(locations: &LocationArgs, args: &CancelArgs) -> Result<u8> {
     let id = args.id.as_str();
@@ -13,18 +13,22 @@ pub fn run(locations: &LocationArgs, args: &CancelArgs) -> Result<u8> {
     let mut engine = locations::open_engine(locations)?;
     match engine.cancel(id, args.reason.trim()) {
         Ok(Placed::Written) => {
-            eprintln!(
+            output::stderr(&format!(
                 "cancelled {id}: its tombstone is placed. An inbox that was already writing \
                  an answer at this very moment may still finish; that outcome would stand"
-            );
+            ));
             Ok(exit::OK)
         }
         Ok(Placed::AlreadyThere) => {
-            eprintln!("request {id} was already cancelled");
+            output::stderr(&format!("request {id} was already cancelled"));
             Ok(exit::OK)
         }
         Err(SettleError::AlreadySettled(outcome)) => {
-            eprintln!("{}; its outcome stands", already_settled(&outcome));
+            // The outcome file is anyone's to write: who answered is shown on one line.
+            output::stderr(&format!(
+                "{}; its outcome stands",
+                render::line(&already_settled(&outcome))
+            ));
             Ok(exit::ALREADY_SETTLED)
         }
         Err(SettleError::NotFound(_)) => bail!(

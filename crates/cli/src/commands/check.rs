@@ -45,19 +45,24 @@ fn in_words(reports: &[FileReport]) -> String {
     let mut text = String::new();
     for report in reports {
         if let Some(reason) = &report.unreadable {
-            let _ = writeln!(text, "{}: {reason}", report.file);
+            let _ = writeln!(
+                text,
+                "{}: {}",
+                render::line(&report.file),
+                render::line(reason)
+            );
         } else if report.valid {
             let _ = writeln!(
                 text,
                 "{}: ok ({})",
-                report.file,
+                render::line(&report.file),
                 render::count(report.questions, "question")
             );
         } else {
             let _ = writeln!(
                 text,
                 "{}: invalid\n{}",
-                report.file,
+                render::line(&report.file),
                 render::problem_lines(&report.errors)
             );
         }

@@ -20,12 +20,12 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
     }
     let unwritten: Vec<_> = rows.iter().filter(|r| r.unwritten.is_some()).collect();
     if let Some(first) = unwritten.first() {
-        eprintln!(
+        output::stderr(&format!(
             "{} answer(s) could not be written to the spool yet and are kept for retry; \
              the last error: {}",
             unwritten.len(),
-            first.unwritten.as_deref().unwrap_or_default()
-        );
+            render::line(first.unwritten.as_deref().unwrap_or_default())
+        ));
     }
     if args.json {
         output::json(&rows)?;

@@ -17,6 +17,8 @@ use anyhow::{bail, Result};
 /// Refuses an id that cannot name a request, before it is used to build a path.
 pub fn ensure_valid_id(id: &str) -> Result<()> {
     if !inbox_protocol::is_valid_id(id) {
+        // The refused id is quoted on one line: it may hold anything, newlines included.
+        let id = inbox_protocol::text::one_line(id);
         bail!(
             "\"{id}\" is not a valid request id (letters, digits, '.', '_' or '-', starting \
              with a letter or digit, at most 128 characters), so there is no such request"

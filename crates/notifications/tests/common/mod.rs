@@ -32,6 +32,7 @@ pub fn announcement(id: &str, json: &str) -> Announcement {
         settled_at: None,
         answered_by: None,
         unwritten: None,
+        blocked: None,
     };
     Announcement {
         summary,

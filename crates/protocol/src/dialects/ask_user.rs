@@ -62,6 +62,17 @@ pub(crate) fn normalise(value: &Value, request: &mut Request, problems: &mut Vec
                 description: option.description.clone(),
             });
         }
+        crate::parse::check_choice_labels(
+            wire.options
+                .iter()
+                .enumerate()
+                .map(|(option_index, option)| crate::parse::LabelAt {
+                    pointer: format!("{at}/options/{option_index}/label"),
+                    id: &option.label,
+                    label: &option.label,
+                }),
+            problems,
+        );
         let (kind, wire_type) = if multi_select {
             (
                 QuestionKind::MultiChoice,

@@ -553,6 +553,17 @@ impl Asked<'_> {
                 ));
             }
         }
+        crate::parse::check_choice_labels(
+            choices
+                .iter()
+                .enumerate()
+                .map(|(index, choice)| crate::parse::LabelAt {
+                    pointer: format!("{}/{at}/{index}", self.at),
+                    id: &choice.id,
+                    label: &choice.label,
+                }),
+            problems,
+        );
         choices
     }
 }

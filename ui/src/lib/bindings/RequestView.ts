@@ -6,4 +6,10 @@ import type { RowView } from "./RowView";
 /**
  * Everything the answer view needs about one request.
  */
-export type RequestView = { row: RowView, questions: Array<QuestionView>, confirm_title: string | null, confirm_description_html: string | null, outcome: OutcomeView | null, };
+export type RequestView = { row: RowView, 
+/**
+ * The SHA-256 (lower-case hex) of the request file as shown here. An answer or a
+ * decline sends it back, and the inbox refuses to settle a file that no longer has it,
+ * so what is answered is what the operator saw. Empty when the file could not be read.
+ */
+version: string, questions: Array<QuestionView>, confirm_title: string | null, confirm_description_html: string | null, outcome: OutcomeView | null, };

@@ -31,4 +31,9 @@ deadline: string | null, settled_at: string | null, answered_by: string | null,
  * Set while an answer given to this pending request waits for the spool to take its
  * file (read-only or full): why the last attempt failed.
  */
-unwritten: string | null, };
+unwritten: string | null, 
+/**
+ * Set while this pending request is blocked: nobody can answer it here, and why (its
+ * file changed after it was placed, or an invalid outcome file stands in its place).
+ */
+blocked: string | null, };

@@ -15,4 +15,9 @@ notifications: boolean,
 /**
  * Silences notifications without turning them off.
  */
-do_not_disturb: boolean, };
+do_not_disturb: boolean, 
+/**
+ * Team mode: the group whose members share the spool (group-readable files, requests
+ * from accounts outside the group refused). None (or absent) keeps the spool private.
+ */
+team: string | null, };

@@ -10,6 +10,15 @@ export type StatusView = { pending: number, spool_dir: string, db_path: string,
  */
 notifications: string, 
 /**
- * The name answers are recorded under: `operator:<name>`.
+ * Who answers here, as answers are recorded: `operator:<OS account>`.
  */
-operator: string, };
+operator: string, 
+/**
+ * `private`, or `team:<group>`.
+ */
+trust: string, 
+/**
+ * What the operator should know about the spool and the app: a spool writable by
+ * others or owned by another account, a settings file that could not be read.
+ */
+warnings: Array<string>, };
