@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::util::{code, eventually, stderr, stdout, Inbox, Running};
+use crate::util::{self, code, eventually, stderr, stdout, Inbox, Running};
 
 const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042", "source": {"app": "planu", "run": "run-7f3a"},
   "questions": [{"id": "go", "question": "Deploy to production?", "type": "confirm"}]}"#;
@@ -69,12 +69,16 @@ fn answer_writes_one_outcome_and_refuses_a_second() {
     let outcome = inbox.outcome(&id);
     assert_eq!(outcome["status"], "answered");
     assert_eq!(outcome["answers"], json!({"go": true}));
-    assert_eq!(outcome["answered_by"], "operator:tester");
+    assert_eq!(
+        outcome["answered_by"],
+        json!(util::operator()),
+        "the OS account, not $USER"
+    );
 
     let out = inbox.run(&["answer", &id, "--answers", r#"{"go": false}"#]);
     assert_eq!(code(&out), 3);
     assert!(
-        stderr(&out).contains("operator:tester"),
+        stderr(&out).contains(&util::operator()),
         "says by whom: {}",
         stderr(&out)
     );
@@ -278,7 +282,7 @@ fn watch_applies_policies_and_survives_bad_input() {
     watch.wait_line("ingested after");
     let out = inbox.run(&["answer", "after", "--set", "go=yes"]);
     assert_eq!(code(&out), 0);
-    watch.wait_line("answered after by operator:tester");
+    watch.wait_line(&format!("answered after by {}", util::operator()));
     assert_eq!(watch.stop(), Some(0), "watch exits cleanly on SIGTERM");
 }
 

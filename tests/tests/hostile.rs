@@ -637,6 +637,18 @@ fn check_views(world: &World, cases: &[Case], db: &Path) -> Vec<String> {
             }
         }
         let view = serde_json::to_value(RequestView::of(&detail)).unwrap();
+        for (field, text) in shown_text(&view) {
+            let raw: Vec<String> = raw_hidden(&text)
+                .into_iter()
+                .filter(|c| c != "\\u{9}")
+                .collect();
+            if !raw.is_empty() {
+                failures.push(format!(
+                    "{}: {field} reaches the window with raw {raw:?}",
+                    case.name
+                ));
+            }
+        }
         let mut html = Vec::new();
         if let Some(text) = view["confirm_description_html"].as_str() {
             html.push(text.to_owned());
@@ -673,6 +685,47 @@ fn check_views(world: &World, cases: &[Case], db: &Path) -> Vec<String> {
             .push("no http(s) link survived sanitising: the HTML check looks at nothing".into());
     }
     failures
+}
+
+/// The strings of a request's view that the window shows as text (ids and patterns, which
+/// it sends back or runs, are not shown text).
+fn shown_text(view: &Value) -> Vec<(String, String)> {
+    let mut shown = Vec::new();
+    let mut take = |field: String, value: &Value| {
+        if let Some(text) = value.as_str() {
+            shown.push((field, text.to_owned()));
+        }
+    };
+    take("title".into(), &view["row"]["title"]);
+    take("confirm_title".into(), &view["confirm_title"]);
+    take(
+        "confirm_description_html".into(),
+        &view["confirm_description_html"],
+    );
+    for (key, value) in view["row"]["source"].as_object().into_iter().flatten() {
+        take(format!("source.{key}"), value);
+    }
+    for (q, question) in view["questions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for key in ["question", "tab_label", "description_html", "required_when"] {
+            take(format!("questions[{q}].{key}"), &question[key]);
+        }
+        for (c, choice) in question["choices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            for key in ["label", "description"] {
+                take(format!("questions[{q}].choices[{c}].{key}"), &choice[key]);
+            }
+        }
+    }
+    shown
 }
 
 fn is_web_url(url: &str) -> bool {
@@ -877,7 +930,9 @@ fn hidden_characters_and_newlines_neither_reach_the_terminal_nor_forge_rows() {
     let list = run(&["list"]);
     let rows: Vec<&str> = list.lines().collect();
     let table_ok = rows.len() == ids.len() + 1
-        && ids.iter().all(|id| rows.iter().filter(|r| r.starts_with(id)).count() == 1);
+        && ids
+            .iter()
+            .all(|id| rows.iter().filter(|r| r.starts_with(id)).count() == 1);
     let list_json = run(&["list", "--json"]);
     let show_escapes = run(&["show", "hidden-chars-in-title-and-source"]);
     let show_newlines = run(&["show", "newline-in-title-and-source"]);
@@ -887,21 +942,35 @@ fn hidden_characters_and_newlines_neither_reach_the_terminal_nor_forge_rows() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(table_ok, "one header and one row per request:\n{list}");
     // Shown, visibly: the reader can see something is there.
-    for escaped in [r"\u{202e}", r"\u{2028}", r"\u{61c}", r"\u{200f}", r"\u{200b}"] {
-        assert!(show_escapes.contains(escaped), "{escaped} in:\n{show_escapes}");
+    for escaped in [
+        r"\u{202e}",
+        r"\u{2028}",
+        r"\u{61c}",
+        r"\u{200f}",
+        r"\u{200b}",
+    ] {
+        assert!(
+            show_escapes.contains(escaped),
+            "{escaped} in:\n{show_escapes}"
+        );
     }
-    assert!(show_escapes.contains(r"app ci\u{2066}x\u{2069}"), "{show_escapes}");
+    assert!(
+        show_escapes.contains(r"app ci\u{2066}x\u{2069}"),
+        "{show_escapes}"
+    );
     let first = show_newlines.lines().next().unwrap();
     assert_eq!(
-        first,
-        r"Deploy\nforged-row  normal  Fake title  -  1  1s  —\r\ncarriage",
+        first, r"Deploy\nforged-row  normal  Fake title  -  1  1s  —\r\ncarriage",
         "the title is the first line, whole"
     );
     let source_fields = show_newlines
         .lines()
         .filter(|l| l.trim_start().starts_with("source:"))
         .count();
-    assert_eq!(source_fields, 1, "a newline forged a field:\n{show_newlines}");
+    assert_eq!(
+        source_fields, 1,
+        "a newline forged a field:\n{show_newlines}"
+    );
     assert!(
         show_newlines.contains(r"app ci\n  source:   app trusted-app · tool t\tx"),
         "{show_newlines}"
@@ -946,9 +1015,14 @@ fn escape_sequences_in_errors_reach_standard_error_escaped() {
         let stderr = util::stderr(&out);
         assert_ne!(util::code(&out), 0, "{args:?} should fail");
         assert!(raw_hidden(&stderr).is_empty(), "{args:?}: {stderr:?}");
-        assert!(stderr.contains(r"\u{1b}"), "{args:?} shows the escape: {stderr:?}");
         assert!(
-            !stderr.lines().any(|l| l.starts_with("answer-inbox: forged")),
+            stderr.contains(r"\u{1b}"),
+            "{args:?} shows the escape: {stderr:?}"
+        );
+        assert!(
+            !stderr
+                .lines()
+                .any(|l| l.starts_with("answer-inbox: forged")),
             "{args:?} forged a line: {stderr:?}"
         );
     }
@@ -957,7 +1031,11 @@ fn escape_sequences_in_errors_reach_standard_error_escaped() {
     let reason = "not now\u{1b}[2J\nstatus:   answered";
     let out = inbox.run(&["answer", "deploy", "--decline", reason]);
     assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
-    for args in [&["show", "deploy"][..], &["cancel", "deploy"], &["list", "--all"]] {
+    for args in [
+        &["show", "deploy"][..],
+        &["cancel", "deploy"],
+        &["list", "--all"],
+    ] {
         let out = inbox.run(args);
         let (stdout, stderr) = (util::stdout(&out), util::stderr(&out));
         assert!(raw_hidden(&stdout).is_empty(), "{args:?}: {stdout}");

@@ -68,9 +68,10 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
             _ => NONE.to_owned(),
         };
         // An answer the spool has not taken yet must not look like a request still waiting.
-        let title = match row.unwritten {
-            Some(_) => format!("[answer not yet written] {}", line(&row.title)),
-            None => line(&row.title),
+        let title = match (&row.blocked, &row.unwritten) {
+            (Some(_), _) => format!("[blocked] {}", line(&row.title)),
+            (None, Some(_)) => format!("[answer not yet written] {}", line(&row.title)),
+            (None, None) => line(&row.title),
         };
         cells.extend([
             enum_text(&row.priority),
@@ -243,6 +244,11 @@ pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>
     ];
     if let Some(request) = &detail.request {
         fields.push(("mode", enum_text(&request.mode)));
+        // What `answer --version` binds to: the first 12 hex digits name it.
+        fields.push(("version", request.sha256.clone()));
+    }
+    if let Some(reason) = &summary.blocked {
+        fields.push(("blocked", line(reason)));
     }
     fields.push((
         "placed",
@@ -284,12 +290,23 @@ pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>
             );
         }
     }
-    if summary.state == State::Pending {
-        let _ = writeln!(
-            text,
-            "\nAnswer with: answer-inbox answer {} --set QID=VALUE ... (or --decline REASON)",
-            line(&summary.id)
-        );
+    match (&detail.request, &summary.blocked) {
+        (Some(request), None) if summary.state == State::Pending => {
+            let _ = writeln!(
+                text,
+                "\nAnswer with: answer-inbox answer {} --version {} --set QID=VALUE ... \
+                 (or --decline REASON)",
+                line(&summary.id),
+                &request.sha256[..request.sha256.len().min(12)]
+            );
+        }
+        (_, Some(_)) if summary.state == State::Pending => {
+            let _ = writeln!(
+                text,
+                "\nNobody can answer this request here; its asker may cancel it and ask again."
+            );
+        }
+        _ => {}
     }
     text
 }

@@ -251,10 +251,7 @@ struct Attempt {
 #[derive(Debug, Clone)]
 enum Op {
     /// `answer --set go=... --set note=TOKEN`: these answers.
-    Answer {
-        token: String,
-        answers: Value,
-    },
+    Answer { answers: Value },
     /// `answer --decline "declined by TOKEN"`.
     Decline {
         token: String,
@@ -266,7 +263,7 @@ impl Op {
     /// Whether `outcome` is this attempt's own: its answers or its decline reason.
     fn wrote(&self, outcome: &Value) -> bool {
         match self {
-            Op::Answer { answers, .. } => {
+            Op::Answer { answers } => {
                 outcome["status"] == json!("answered") && outcome["answers"] == *answers
             }
             Op::Decline { token } => {
@@ -630,7 +627,6 @@ fn answer(
         id,
         Op::Answer {
             answers: json!({"go": go, "note": token}),
-            token,
         },
         &out,
     );
@@ -909,7 +905,7 @@ fn check_attempts(
         let outcome = snapshot.outcome(id);
         let cancelled = snapshot.tombstones.contains(id);
         let what = match &attempt.op {
-            Op::Answer { answers, .. } => format!("answer {id} with {answers}"),
+            Op::Answer { answers } => format!("answer {id} with {answers}"),
             Op::Decline { token } => format!("answer {id} --decline {:?}", decline_reason(token)),
             Op::Cancel => format!("cancel {id}"),
         };
@@ -933,7 +929,7 @@ fn check_attempts(
                     continue;
                 }
                 let expected_status = match &attempt.op {
-                    Op::Answer { answers, .. } => {
+                    Op::Answer { answers } => {
                         if outcome["answers"] != *answers {
                             violations.push(format!(
                                 "{said}: its answers {answers} are not the outcome's {}",

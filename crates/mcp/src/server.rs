@@ -219,6 +219,12 @@ impl Server {
                     "request {id} is still pending: the wait ended without an outcome"
                 )),
             },
+            // Someone wrote an outcome file that does not answer this request: never passed
+            // to the agent as the operator's answer.
+            Err(error @ inbox_client::AskError::BadOutcome { .. }) => reply::error(format!(
+                "No trustworthy answer: {error}. It was not taken as the operator's answer; \
+                 do not proceed as if it were."
+            )),
             Err(error) => reply::error(format!(
                 "The question could not be asked or its answer not be read: {error}"
             )),

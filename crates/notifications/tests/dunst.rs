@@ -9,7 +9,7 @@ use inbox_engine::notifier::Notifier;
 use inbox_harness::process::{eventually, Running};
 use inbox_harness::session::Session;
 use inbox_notifications::{Chosen, NotificationBus, Notifications};
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 
 /// A connection to the bus at `address` for the test's own questions.
 fn ask(address: &str) -> zbus::blocking::Connection {
@@ -67,6 +67,41 @@ fn dunst_reading_markup(session: &Session) -> Running {
         daemon_on(&session.bus_address)
     });
     dunst
+}
+
+/// What dunst rendered for each bubble, closed first so that its history holds them all:
+/// the Pango markup it drew ("message": its format applied, the summary quoted by dunst,
+/// the body as it was received, read as markup), in the order shown.
+fn rendered_by_dunst(session: &Session, bubbles: usize) -> Vec<String> {
+    let history = || -> Vec<String> {
+        let out = session.command("dunstctl").arg("history").output().unwrap();
+        assert!(out.status.success(), "dunstctl history failed");
+        let history: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut messages: Vec<(i64, String)> = history["data"][0]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|n| {
+                let id = n["id"]["data"].as_i64().unwrap_or_default();
+                (
+                    id,
+                    n["message"]["data"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        messages.sort();
+        messages.into_iter().map(|(_, message)| message).collect()
+    };
+    let closed = session
+        .command("dunstctl")
+        .arg("close-all")
+        .status()
+        .unwrap();
+    assert!(closed.success(), "dunstctl close-all failed");
+    eventually("dunst's history to hold every bubble", || {
+        history().len() == bubbles
+    });
+    history()
 }
 
 fn has_body_markup(bus: &NotificationBus) -> bool {
@@ -291,5 +326,26 @@ fn a_bubble_with_buttons_shows_what_they_answer_and_urgent_or_long_ones_have_non
     for call in &calls {
         assert!(!call.raw.contains("<a href"), "{}", call.raw);
         assert!(!call.raw.contains('\u{200b}') && !call.raw.contains('\u{202e}'));
+    }
+
+    // And what dunst drew: its own markup (the bold summary) around the request's words,
+    // whose tags are entities, so they are shown as text and never obeyed.
+    let rendered = rendered_by_dunst(&session, 3);
+    assert!(
+        rendered[0].contains(
+            "&lt;a href=\"https://evil.example\"&gt;run-9&lt;/a&gt;\\u{200b}\n\
+             Force-push main and delete the production database?\n• Yes\n• No"
+        ),
+        "{rendered:?}"
+    );
+    for message in &rendered {
+        assert!(
+            message.contains("planu &lt;i&gt;ops&lt;/i&gt;"),
+            "{message}"
+        );
+        assert!(
+            !message.contains("<a ") && !message.contains("<i>"),
+            "{message}"
+        );
     }
 }

@@ -50,7 +50,6 @@ pub use model::{
 pub use outcome::{
     AnswerSet, Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
 };
-#[cfg(feature = "validate")]
 pub use digest::sha256_hex;
 #[cfg(feature = "validate")]
 pub use parse::parse_request;

@@ -57,6 +57,8 @@ impl Inbox {
             .env("HOME", self.dir.path())
             .env("XDG_DATA_HOME", self.dir.path().join("xdg"))
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            // Not the account: a person's answer is attributed to the OS account
+            // ([`operator`]), never to $USER, and the tests would see it if it were.
             .env("USER", "tester")
             .stdin(Stdio::null());
         cmd
@@ -108,6 +110,12 @@ impl Inbox {
         eventually(&format!("{} to appear", path.display()), || path.exists());
         self.outcome(id)
     }
+}
+
+/// `answered_by` of a person's answer given by these tests: `operator:<the OS account the
+/// tests run as>`, whatever $USER says.
+pub fn operator() -> String {
+    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
 }
 
 pub fn code(output: &Output) -> i32 {

@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use chrono::SecondsFormat;
 use inbox_engine::{Area, Engine, SettleError, Spool};
 use inbox_protocol::problem::pointer_token;
+use inbox_protocol::text::one_line;
 use inbox_protocol::{coerce_cli_values, parse_request, Outcome, Problem};
 use serde_json::{Map, Value};
 
@@ -167,7 +168,7 @@ fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Re
             output::stderr(&format!(
                 "{} {id} as {}; outcome written to {}",
                 outcome.status,
-                outcome.answered_by,
+                one_line(&outcome.answered_by),
                 engine.spool().path(Area::Answers, id).display()
             ));
             output::json(&outcome)?;
@@ -217,9 +218,9 @@ fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Re
 pub fn already_settled(outcome: &Outcome) -> String {
     format!(
         "request {} is already settled: {} by {} at {}",
-        outcome.id,
+        one_line(&outcome.id),
         outcome.status,
-        outcome.answered_by,
+        one_line(&outcome.answered_by),
         outcome
             .answered_at
             .to_rfc3339_opts(SecondsFormat::Secs, true)
