@@ -178,11 +178,14 @@ fn an_answer_for_another_version_is_refused_and_writes_nothing() {
     assert_eq!(outcome.answered_by, me());
 }
 
+/// Writes the bytes of a forged outcome for a request (the spool, the id).
+type Forger = Box<dyn Fn(&Spool, &str) -> Vec<u8>>;
+
 #[test]
 fn forged_outcomes_block_the_request_instead_of_answering_it() {
     let fx = Fixture::new();
     let (mut engine, _events) = fx.engine();
-    let cases: Vec<(&str, Box<dyn Fn(&Spool, &str) -> Vec<u8>>, &str)> = vec![
+    let cases: Vec<(&str, Forger, &str)> = vec![
         ("garbage", Box::new(|_, _| b"{not json".to_vec()), "not a valid outcome"),
         (
             "wrong-version",
