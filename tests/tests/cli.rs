@@ -350,3 +350,111 @@ fn schema_prints_the_committed_schemas() {
         assert_eq!(stdout(&out), committed);
     }
 }
+
+/// Places `body` (which names its id) with `ask --wait`, and returns the waiting command once
+/// the request file is in place. Its `--timeout` ends it should the test fail first.
+fn ask_waiting(inbox: &Inbox, id: &str, body: &str) -> std::process::Child {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut waiting = inbox
+        .cmd(&["ask", "--wait", "--timeout", "30", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    waiting
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    let placed = inbox.spool().join("questions").join(format!("{id}.json"));
+    eventually("the request to be placed", || placed.exists());
+    waiting
+}
+
+/// Puts `bytes` in `answers/<id>.json` whole (written in `tmp/`, then renamed), as a writer
+/// outside the inbox could.
+fn write_outcome_file(inbox: &Inbox, id: &str, bytes: &[u8]) {
+    let tmp = inbox.spool().join("tmp").join(format!("{id}.forged"));
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, inbox.outcome_path(id)).unwrap();
+}
+
+/// An outcome for `id` as an inbox would write it for the operator's `answers`, bound to
+/// the version `sha256`.
+fn outcome_json(id: &str, sha256: &str, answers: Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "inbox": 1,
+        "id": id,
+        "status": "answered",
+        "answers": answers,
+        "answered_by": util::operator(),
+        "answered_at": "2026-01-02T03:04:05Z",
+        "request_sha256": sha256,
+        "instance": "elsewhere/01J0000000000000000000000",
+    }))
+    .unwrap()
+}
+
+/// `ask --wait` takes an outcome file only if it answers the request as placed: garbage,
+/// another version's outcome, or answers the questions do not allow exit 14 and print
+/// nothing on standard output; the same file written correctly is the answer (exit 0), so
+/// the refusals are for what is wrong, not for who wrote it.
+#[test]
+fn ask_wait_exits_14_on_an_outcome_it_cannot_trust() {
+    let inbox = Inbox::new();
+    type Forge = fn(&str, &str) -> Vec<u8>;
+    let cases: [(&str, Forge, i32); 4] = [
+        ("garbage", |_, _| b"{\"inbox\": 1, \"status\": ".to_vec(), 14),
+        (
+            "other-version",
+            |id, _| {
+                let other = inbox_protocol::sha256_hex(b"the request someone else approved");
+                outcome_json(id, &other, json!({"go": true}))
+            },
+            14,
+        ),
+        (
+            "unfit-answers",
+            |id, sha| outcome_json(id, sha, json!({"go": "maybe", "rm": true})),
+            14,
+        ),
+        (
+            "valid",
+            |id, sha| outcome_json(id, sha, json!({"go": true})),
+            0,
+        ),
+    ];
+    for (case, forge, expected) in cases {
+        let id = format!("forged-{case}");
+        let body = CONFIRM.replacen(
+            "{\"inbox\": 1,",
+            &format!("{{\"inbox\": 1, \"id\": \"{id}\","),
+            1,
+        );
+        let waiting = ask_waiting(&inbox, &id, &body);
+        let placed = std::fs::read(inbox.spool().join("questions").join(format!("{id}.json")))
+            .unwrap();
+        let sha = inbox_protocol::sha256_hex(&placed);
+        write_outcome_file(&inbox, &id, &forge(&id, &sha));
+        let out = waiting.wait_with_output().unwrap();
+        let (printed, said) = (stdout(&out), stderr(&out));
+        assert_eq!(
+            code(&out),
+            expected,
+            "{case}: stdout {printed}; stderr {said}"
+        );
+        if expected == 14 {
+            assert_eq!(printed, "", "{case}: nothing is printed as the outcome");
+            assert!(
+                said.contains(&format!("\"{id}\"")) && said.contains("not taken as an answer"),
+                "{case}: {said}"
+            );
+        } else {
+            let printed: Value = serde_json::from_str(&printed).unwrap();
+            assert_eq!(printed["answers"], json!({"go": true}), "{case}");
+        }
+    }
+}

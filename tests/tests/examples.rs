@@ -41,6 +41,7 @@ fn command(inbox: &Inbox, program: &Path) -> Command {
         .env("HOME", inbox.dir.path())
         .env("XDG_DATA_HOME", inbox.dir.path().join("xdg"))
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        // Not the account: answers are attributed to the OS account whatever $USER says.
         .env("USER", "tester")
         .env("PATH", path_with_binary())
         .stdin(Stdio::null());
@@ -214,7 +215,9 @@ fn ci_gate_deploys_once_the_operator_says_yes() {
     let ended = gate.finish();
     assert_eq!(ended.code, 0, "{}{}", ended.stdout, ended.stderr);
     assert!(
-        ended.stdout.contains("approved by operator:tester")
+        ended
+            .stdout
+            .contains(&format!("approved by {}", util::operator()))
             && ended
                 .stdout
                 .contains("deploying build 1234 to production (rollout: all at once)"),
@@ -240,7 +243,7 @@ fn ci_gate_stops_when_the_operator_declines_or_says_no() {
     assert!(
         ended
             .stdout
-            .contains("declined by operator:tester: release freeze"),
+            .contains(&format!("declined by {}: release freeze", util::operator())),
         "{}",
         ended.stdout
     );
@@ -253,7 +256,9 @@ fn ci_gate_stops_when_the_operator_declines_or_says_no() {
     let ended = gate.finish();
     assert_eq!(ended.code, 1, "{}{}", ended.stdout, ended.stderr);
     assert!(
-        ended.stdout.contains("operator:tester answered no"),
+        ended
+            .stdout
+            .contains(&format!("{} answered no", util::operator())),
         "{}",
         ended.stdout
     );
@@ -424,7 +429,9 @@ fn planu_driver_runs_the_tool_again_with_the_operators_answers() {
                "ticket": "CHG-4711", "note": "canary first"})
     );
     assert!(
-        ended.stderr.contains("answered by operator:tester"),
+        ended
+            .stderr
+            .contains(&format!("answered by {}", util::operator())),
         "{}",
         ended.stderr
     );
@@ -441,7 +448,7 @@ fn planu_driver_stops_when_the_operator_declines() {
     assert!(
         ended
             .stderr
-            .contains("declined by operator:tester: wrong spec"),
+            .contains(&format!("declined by {}: wrong spec", util::operator())),
         "{}",
         ended.stderr
     );

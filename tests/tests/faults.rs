@@ -95,7 +95,7 @@ fn an_answer_to_a_read_only_answers_directory_is_kept_and_written_later() {
     drop(read_only);
     watch
         .running
-        .wait_line("answered deploy-1 by operator:tester");
+        .wait_line(&format!("answered deploy-1 by {}", util::operator()));
     let outcome = inbox.outcome("deploy-1");
     assert_eq!(outcome["status"], "answered");
     assert_eq!(outcome["answers"]["go"], Value::Bool(true));
@@ -145,7 +145,7 @@ fn a_full_disk_keeps_the_answer_and_the_policies_wait() {
     let mut watch = Watch::start(&inbox, &["--no-notify"], |_| {});
     watch
         .running
-        .wait_line("answered deploy-1 by operator:tester");
+        .wait_line(&format!("answered deploy-1 by {}", util::operator()));
     watch.running.wait_line("expired expiring");
     assert_eq!(
         inbox.outcome("deploy-1")["answers"]["go"],
@@ -200,7 +200,9 @@ fn a_database_locked_by_another_process_is_waited_out() {
     watch.running.wait_line("ingested second");
     let out = inbox.run(&["answer", "first", "--set", "go=yes"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    watch.running.wait_line("answered first by operator:tester");
+    watch
+        .running
+        .wait_line(&format!("answered first by {}", util::operator()));
 }
 
 #[test]
@@ -242,7 +244,7 @@ fn a_database_deleted_while_the_inbox_runs_is_rebuilt_from_the_spool() {
     };
     assert_eq!(
         state_of("answered-1"),
-        ("answered".into(), "operator:tester".into())
+        ("answered".into(), util::operator().into())
     );
     assert_eq!(state_of("cancelled-1").0, "cancelled");
     assert_eq!(state_of("pending-1").0, "pending");

@@ -299,7 +299,7 @@ async fn a_call_waits_for_the_operator_and_returns_the_answers() {
         .expect("structured content");
     assert_eq!(structured["id"], id.as_str());
     assert_eq!(structured["status"], "answered");
-    assert_eq!(structured["answered_by"], "operator:tester");
+    assert_eq!(structured["answered_by"], util::operator().as_str());
     assert_eq!(
         structured["answers"],
         json!({"go": true, "db": "MariaDB, as agreed", "q3": ["ops", "sales"]})
@@ -307,7 +307,7 @@ async fn a_call_waits_for_the_operator_and_returns_the_answers() {
     assert_eq!(structured["custom"], json!(["db"]));
     let text = text(&result);
     assert!(
-        text.starts_with("The operator answered (operator:tester):"),
+        text.starts_with(&format!("The operator answered ({}):", util::operator())),
         "{text}"
     );
     assert!(text.contains("- Deploy to production? → Yes"), "{text}");

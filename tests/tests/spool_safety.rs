@@ -110,7 +110,10 @@ fn a_tmp_link_is_refused_and_its_target_keeps_its_files() {
     assert_ne!(code(&out), 0, "{}", stdout(&out));
     let err = stderr(&out);
     assert!(err.contains("symbolic link"), "{err}");
-    assert!(err.contains(&spool.join("tmp").display().to_string()), "{err}");
+    assert!(
+        err.contains(&spool.join("tmp").display().to_string()),
+        "{err}"
+    );
     assert_eq!(fs::read(victim.join("old-report.txt")).unwrap(), b"keep me");
     assert_eq!(tree(&victim), ["old-report.txt"]);
 }
@@ -129,13 +132,21 @@ fn a_questions_link_is_refused_and_the_secret_goes_nowhere() {
     fs::create_dir(&spool).unwrap();
     symlink(&secrets, spool.join("questions")).unwrap();
 
-    for args in [&["list"][..], &["list", "--all", "--json"], &["show", "creds"]] {
+    for args in [
+        &["list"][..],
+        &["list", "--all", "--json"],
+        &["show", "creds"],
+    ] {
         let out = inbox.run(args);
         assert_ne!(code(&out), 0, "{args:?}: {}", stdout(&out));
         assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
         assert!(!stdout(&out).contains(SECRET) && !stderr(&out).contains(SECRET));
     }
-    assert_eq!(tree(&secrets), ["creds.json"], "nothing written beside the secret");
+    assert_eq!(
+        tree(&secrets),
+        ["creds.json"],
+        "nothing written beside the secret"
+    );
     assert_eq!(tree(&spool), ["questions"], "nothing created in the spool");
     // No outcome, and no database row, carries the secret anywhere.
     for file in tree(inbox.dir.path()) {
@@ -163,7 +174,10 @@ fn a_hard_linked_request_is_a_problem_and_never_answered() {
     assert!(reason.contains("hard link"), "{reason}");
     let out = inbox.run(&["answer", "linked", "--set", "go=true"]);
     assert_ne!(code(&out), 0, "{}", stdout(&out));
-    assert!(!inbox.outcome_path("linked").exists(), "no outcome is written");
+    assert!(
+        !inbox.outcome_path("linked").exists(),
+        "no outcome is written"
+    );
 }
 
 #[test]
@@ -182,7 +196,10 @@ fn a_request_of_another_account_is_a_problem_in_a_private_spool() {
     assert!(reason.contains("65534"), "{reason}");
     let out = inbox.run(&["answer", "foreign", "--set", "go=true"]);
     assert_ne!(code(&out), 0, "{}", stdout(&out));
-    assert!(!inbox.outcome_path("foreign").exists(), "no outcome is written");
+    assert!(
+        !inbox.outcome_path("foreign").exists(),
+        "no outcome is written"
+    );
 }
 
 /// This process's effective uid: the owner of a file it creates.

@@ -1,5 +1,6 @@
 //! The asker's side against a real spool directory: the outcome, the tombstone and the
-//! timeout end a wait, blocking or async; a cancel withdraws the request promptly.
+//! timeout end a wait, blocking or async; a cancel withdraws the request promptly; an
+//! outcome file that does not answer the request as placed is reported, never taken.
 
 use std::path::Path;
 use std::thread;
@@ -14,12 +15,25 @@ fn request(id: &str) -> String {
     )
 }
 
-fn outcome(id: &str, status: OutcomeStatus) -> Vec<u8> {
-    let mut outcome = Outcome::new(id, status, "operator:test", "test/1", chrono::Utc::now());
-    if status == OutcomeStatus::Answered {
-        outcome.answers.insert("go".into(), true.into());
+/// The outcome an inbox writes for a person's answer to [`request`] `id`: bound to the
+/// request file as placed (its SHA-256) and attributed to the account this test runs as.
+fn valid_outcome(spool: &Spool, id: &str, status: OutcomeStatus) -> Outcome {
+    let placed = spool.read(Area::Questions, id).unwrap();
+    let by = format!("operator:{}", inbox_spool::current_account());
+    let mut outcome = Outcome::new(id, status, by, "test/1", chrono::Utc::now());
+    outcome.request_sha256 = Some(inbox_protocol::sha256_hex(&placed));
+    match status {
+        OutcomeStatus::Answered => {
+            outcome.answers.insert("go".into(), true.into());
+        }
+        OutcomeStatus::Declined => outcome.reason = Some("not now".into()),
+        _ => {}
     }
-    outcome.to_file_bytes()
+    outcome
+}
+
+fn outcome(spool: &Spool, id: &str, status: OutcomeStatus) -> Vec<u8> {
+    valid_outcome(spool, id, status).to_file_bytes()
 }
 
 /// Plays the operator: once `id` is placed, writes its outcome.
@@ -28,7 +42,7 @@ fn answer_when_placed(spool: &Spool, id: &str, status: OutcomeStatus) -> thread:
     thread::spawn(move || {
         wait_for(&spool.path(Area::Questions, &id));
         assert_eq!(
-            spool.write_outcome(&id, &outcome(&id, status)).unwrap(),
+            spool.write_outcome(&id, &outcome(&spool, &id, status)).unwrap(),
             Placed::Written
         );
     })
@@ -86,7 +100,7 @@ fn a_timeout_leaves_the_request_pending_and_a_later_wait_gets_the_outcome() {
 
     asker
         .spool()
-        .write_outcome("t1", &outcome("t1", OutcomeStatus::Answered))
+        .write_outcome("t1", &outcome(asker.spool(), "t1", OutcomeStatus::Answered))
         .unwrap();
     let reply = asker.wait("t1", &options).unwrap();
     assert_eq!(reply.outcome().unwrap().status, OutcomeStatus::Answered);
@@ -150,7 +164,7 @@ fn an_outcome_written_before_the_cancel_stands() {
     asker.place(request("s1"), None).unwrap();
     asker
         .spool()
-        .write_outcome("s1", &outcome("s1", OutcomeStatus::Answered))
+        .write_outcome("s1", &outcome(asker.spool(), "s1", OutcomeStatus::Answered))
         .unwrap();
     let reply = asker.withdraw("s1", "too late").unwrap();
     assert_eq!(reply.outcome().unwrap().status, OutcomeStatus::Answered);
@@ -193,10 +207,90 @@ fn refusals_name_the_problem() {
         asker.wait("../x", &AskOptions::default()),
         Err(AskError::InvalidId(_))
     ));
+}
 
-    std::fs::write(asker.spool().path(Area::Answers, "x1"), b"not json").unwrap();
-    let error = asker.wait("x1", &AskOptions::default()).unwrap_err();
-    assert!(matches!(error, AskError::BadOutcome { .. }), "{error}");
+/// Writes `bytes` as `id`'s outcome and waits for it: the wait must end at once with
+/// [`AskError::BadOutcome`], whose message is returned.
+fn refused_outcome(asker: &Asker, id: &str, bytes: &[u8]) -> String {
+    asker.spool().write_outcome(id, bytes).unwrap();
+    let options = AskOptions::default().with_timeout(Duration::from_secs(20));
+    match asker.wait(id, &options) {
+        Err(error @ AskError::BadOutcome { .. }) => error.to_string(),
+        other => panic!("{id}: a forged outcome was not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_forged_outcome_is_refused_not_taken_as_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let asker = Asker::open(dir.path()).unwrap();
+
+    asker.place(request("g1"), None).unwrap();
+    let error = refused_outcome(&asker, "g1", b"{ this is not an outcome");
+    assert!(error.contains("\"g1\""), "names the request: {error}");
+
+    asker.place(request("v1"), None).unwrap();
+    let mut forged = valid_outcome(asker.spool(), "v1", OutcomeStatus::Answered);
+    forged.request_sha256 = Some(inbox_protocol::sha256_hex(b"another version of v1"));
+    let error = refused_outcome(&asker, "v1", &forged.to_file_bytes());
+    assert!(error.contains("request_sha256"), "says why: {error}");
+
+    asker.place(request("n1"), None).unwrap();
+    let mut forged = valid_outcome(asker.spool(), "n1", OutcomeStatus::Answered);
+    forged.request_sha256 = None;
+    refused_outcome(&asker, "n1", &forged.to_file_bytes());
+
+    asker.place(request("i1"), None).unwrap();
+    let mut forged = valid_outcome(asker.spool(), "i1", OutcomeStatus::Answered);
+    forged.id = "someone-else".into();
+    refused_outcome(&asker, "i1", &forged.to_file_bytes());
+
+    asker.place(request("b1"), None).unwrap();
+    let mut forged = valid_outcome(asker.spool(), "b1", OutcomeStatus::Answered);
+    forged.answered_by = "the boss".into();
+    let error = refused_outcome(&asker, "b1", &forged.to_file_bytes());
+    assert!(error.contains("answered_by"), "says why: {error}");
+
+    // The async wait refuses the same way.
+    asker.place(request("a1"), None).unwrap();
+    asker.spool().write_outcome("a1", b"[]").unwrap();
+    let reply = runtime().block_on(asker.wait_async("a1", &AskOptions::default()));
+    assert!(
+        matches!(reply, Err(AskError::BadOutcome { .. })),
+        "{reply:?}"
+    );
+}
+
+/// With `validate` the asker knows the questions, so answers that do not fit them are
+/// refused as an inbox refuses them (without it, only the outcome's own fields are checked).
+#[test]
+#[cfg(feature = "validate")]
+fn an_outcome_whose_answers_do_not_fit_the_questions_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let asker = Asker::open(dir.path()).unwrap();
+    let cases: [(&str, serde_json::Value); 3] = [
+        ("wrong-type", "yes please".into()),
+        ("unknown-question", serde_json::json!({"go": true, "rm": true})),
+        ("missing", serde_json::Value::Null),
+    ];
+    for (id, answers) in cases {
+        asker.place(request(id), None).unwrap();
+        let mut forged = valid_outcome(asker.spool(), id, OutcomeStatus::Answered);
+        match answers {
+            serde_json::Value::Null => forged.answers.clear(),
+            serde_json::Value::Object(map) => forged.answers = map.into_iter().collect(),
+            value => {
+                forged.answers.insert("go".into(), value);
+            }
+        }
+        let error = refused_outcome(&asker, id, &forged.to_file_bytes());
+        assert!(error.contains("answers"), "{id}: says why: {error}");
+    }
+    // A policy may default it, but never "answer" it as a person would.
+    asker.place(request("policy"), None).unwrap();
+    let mut forged = valid_outcome(asker.spool(), "policy", OutcomeStatus::Answered);
+    forged.answered_by = "policy:autonomous".into();
+    refused_outcome(&asker, "policy", &forged.to_file_bytes());
 }
 
 #[test]

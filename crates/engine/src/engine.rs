@@ -662,6 +662,19 @@ impl Engine {
                 return Err(SettleError::NotFound(id.to_owned()));
             }
             self.handle_paths(&[path])?;
+            // Still unknown: the file is there but is never read (another account's, a
+            // link); say why rather than "no such request".
+            if self.store.state(id)?.is_none() {
+                if let Err(error) = self.spool.read_file(Area::Questions, id) {
+                    return Err(match error {
+                        ReadError::Missing => SettleError::NotFound(id.to_owned()),
+                        other => SettleError::Unreadable {
+                            id: id.to_owned(),
+                            reason: other.to_string(),
+                        },
+                    });
+                }
+            }
         }
         Ok(())
     }

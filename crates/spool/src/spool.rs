@@ -575,9 +575,14 @@ fn link(
     });
     match linked {
         Ok(()) => Ok(Step::Placed(Placed::Written)),
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-            // Over NFS a link can succeed yet report EEXIST when the reply is lost; the temp
-            // file's link count tells the truth (as Maildir does).
+        // Whatever the error, a target that exists now means a writer got there: EEXIST
+        // locally, but over sshfs a lost race arrives as EPERM (OpenSSH's SFTP server reports
+        // EEXIST as a generic failure). Over NFS a link can succeed yet report EEXIST when
+        // the reply is lost; the temp file's link count tells whose it is (as Maildir does).
+        Err(error)
+            if error.kind() == io::ErrorKind::AlreadyExists
+                || rustix::fs::statat(area_dir, target, AtFlags::SYMLINK_NOFOLLOW).is_ok() =>
+        {
             match rustix::fs::statat(tmp_dir, tmp, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(stat) if Facts::from(&stat).nlink == 2 => Ok(Step::Placed(Placed::Written)),
                 _ => Ok(Step::Placed(Placed::AlreadyThere)),

@@ -123,12 +123,17 @@ impl Policy {
     /// the umask and whether or not the filesystem honours setgid. The group first: a
     /// change of owner may clear the setgid bit.
     pub(crate) fn apply(&self, fd: impl AsFd, mode: u32, current: &Facts) -> std::io::Result<()> {
+        let mut regrouped = false;
         if let Some(gid) = self.gid() {
             if current.gid != gid {
                 rustix::fs::fchown(&fd, None, Some(Gid::from_raw(gid)))?;
+                regrouped = true;
             }
         }
-        rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+        // Usually the umask left the mode as asked: one system call saved per file.
+        if regrouped || current.mode != mode {
+            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+        }
         Ok(())
     }
 
