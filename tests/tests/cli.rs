@@ -64,6 +64,11 @@ fn answer_writes_one_outcome_and_refuses_a_second() {
     assert!(stderr(&out).contains("go"), "{}", stderr(&out));
     assert!(!inbox.outcome_path(&id).exists(), "nothing written");
 
+    // Nobody answers in another's name: there is no flag for it.
+    let out = inbox.run(&["answer", &id, "--as", "someone-else", "--set", "go=yes"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(!inbox.outcome_path(&id).exists(), "nothing written");
+
     let out = inbox.run(&["answer", &id, "--set", "go=yes"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let outcome = inbox.outcome(&id);
@@ -407,7 +412,11 @@ fn ask_wait_exits_14_on_an_outcome_it_cannot_trust() {
     let inbox = Inbox::new();
     type Forge = fn(&str, &str) -> Vec<u8>;
     let cases: [(&str, Forge, i32); 4] = [
-        ("garbage", |_, _| b"{\"inbox\": 1, \"status\": ".to_vec(), 14),
+        (
+            "garbage",
+            |_, _| b"{\"inbox\": 1, \"status\": ".to_vec(),
+            14,
+        ),
         (
             "other-version",
             |id, _| {
@@ -435,8 +444,8 @@ fn ask_wait_exits_14_on_an_outcome_it_cannot_trust() {
             1,
         );
         let waiting = ask_waiting(&inbox, &id, &body);
-        let placed = std::fs::read(inbox.spool().join("questions").join(format!("{id}.json")))
-            .unwrap();
+        let placed =
+            std::fs::read(inbox.spool().join("questions").join(format!("{id}.json"))).unwrap();
         let sha = inbox_protocol::sha256_hex(&placed);
         write_outcome_file(&inbox, &id, &forge(&id, &sha));
         let out = waiting.wait_with_output().unwrap();
@@ -457,4 +466,136 @@ fn ask_wait_exits_14_on_an_outcome_it_cannot_trust() {
             assert_eq!(printed["answers"], json!({"go": true}), "{case}");
         }
     }
+}
+
+/// The version `show` tells the operator to answer with (`--version HEX`).
+fn shown_version(inbox: &Inbox, id: &str) -> String {
+    let out = inbox.run(&["show", id]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    text.split("--version ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("show names no version to answer with:\n{text}"))
+        .to_owned()
+}
+
+/// `answer --version` binds the answer to the request as it was shown: another version is
+/// refused with exit 5 and nothing written; the one shown is answered, and the outcome
+/// names the file's SHA-256.
+#[test]
+fn answer_is_bound_to_the_version_shown() {
+    let inbox = Inbox::new();
+    let id = ask(&inbox, CONFIRM);
+    let shown = shown_version(&inbox, &id);
+    assert!(
+        shown.len() >= 12 && shown.chars().all(|c| c.is_ascii_hexdigit()),
+        "{shown}"
+    );
+
+    let out = inbox.run(&[
+        "answer",
+        &id,
+        "--version",
+        "not-a-version",
+        "--set",
+        "go=yes",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--version"), "{}", stderr(&out));
+
+    let other = if shown.starts_with("000000000000") {
+        "111111111111"
+    } else {
+        "000000000000"
+    };
+    let out = inbox.run(&["answer", &id, "--version", other, "--set", "go=yes"]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    assert!(stderr(&out).contains(other), "{}", stderr(&out));
+    assert!(!inbox.outcome_path(&id).exists(), "nothing written");
+    let out = inbox.run(&["answer", &id, "--version", other, "--decline", "no"]);
+    assert_eq!(code(&out), 5, "a decline is bound too: {}", stderr(&out));
+    assert!(!inbox.outcome_path(&id).exists(), "nothing written");
+
+    let out = inbox.run(&["answer", &id, "--version", &shown, "--set", "go=yes"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let placed = std::fs::read(inbox.spool().join("questions").join(format!("{id}.json"))).unwrap();
+    let outcome = inbox.outcome(&id);
+    assert_eq!(
+        outcome["request_sha256"],
+        json!(inbox_protocol::sha256_hex(&placed))
+    );
+    assert!(outcome["request_sha256"]
+        .as_str()
+        .unwrap()
+        .starts_with(&shown));
+}
+
+/// A request whose file is replaced after the inbox took it in is never answered: the
+/// first answer finds it changed (exit 5), and from then on it is blocked (exit 6), with
+/// or without `--version`. Nothing is written.
+#[test]
+fn answer_refuses_a_request_swapped_after_it_was_shown() {
+    let inbox = Inbox::new();
+    inbox.place("swapped", CONFIRM);
+    let shown = shown_version(&inbox, "swapped");
+    inbox.place(
+        "swapped",
+        &CONFIRM.replace("Deploy to production?", "Delete the production database?"),
+    );
+
+    let out = inbox.run(&["answer", "swapped", "--version", &shown, "--set", "go=yes"]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("changed after it was placed"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        &["answer", "swapped", "--set", "go=yes"][..],
+        &["answer", "swapped", "--version", &shown, "--set", "go=yes"],
+    ] {
+        let out = inbox.run(args);
+        assert_eq!(code(&out), 6, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("changed after it was placed"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!inbox.outcome_path("swapped").exists(), "nothing written");
+    let out = inbox.run(&["show", "swapped"]);
+    assert!(stdout(&out).contains("blocked"), "{}", stdout(&out));
+}
+
+/// An outcome file that does not answer the request (here garbage) blocks it: `answer`
+/// exits 6 naming why, and never reports it "already settled" (exit 3); the forged file is
+/// left for the operator to look at. Once it is removed, the request can be answered.
+#[test]
+fn an_invalid_outcome_file_blocks_answers_until_it_is_removed() {
+    let inbox = Inbox::new();
+    let id = ask(&inbox, CONFIRM);
+    assert_eq!(code(&inbox.run(&["list"])), 0);
+    write_outcome_file(&inbox, &id, b"not an outcome");
+
+    let out = inbox.run(&["answer", &id, "--set", "go=yes"]);
+    assert_eq!(code(&out), 6, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("an invalid outcome file blocks this request"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(inbox.outcome_path(&id)).unwrap(),
+        b"not an outcome",
+        "the file is left as it was"
+    );
+    let out = inbox.run(&["list", "--json"]);
+    let pending: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(pending[0]["id"], json!(id), "still pending: {pending}");
+
+    std::fs::remove_file(inbox.outcome_path(&id)).unwrap();
+    let out = inbox.run(&["answer", &id, "--set", "go=yes"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(inbox.outcome(&id)["answered_by"], json!(util::operator()));
 }

@@ -362,7 +362,12 @@ impl Asker {
     /// first (it always wins), else [`Reply::CancelledByAsker`].
     pub fn withdraw(&self, id: &str, reason: &str) -> Result<Reply, AskError> {
         check_id(id)?;
-        wait::withdraw(&self.spool, id, reason, &wait::Expected::of(&self.spool, id))
+        wait::withdraw(
+            &self.spool,
+            id,
+            reason,
+            &wait::Expected::of(&self.spool, id),
+        )
     }
 
     /// Where the outcome of `id` appears once settled.

@@ -265,8 +265,10 @@ pub(crate) fn withdraw(
         })?;
     // An inbox may have linked its outcome between the look and the tombstone; if so, that
     // outcome stands (docs/PROTOCOL.md), and the next look returns it.
-    Ok(look(spool, id, expected)?.unwrap_or_else(|| Reply::CancelledByAsker {
-        id: id.to_owned(),
-        reason: Some(reason.to_owned()).filter(|r| !r.is_empty()),
-    }))
+    Ok(
+        look(spool, id, expected)?.unwrap_or_else(|| Reply::CancelledByAsker {
+            id: id.to_owned(),
+            reason: Some(reason.to_owned()).filter(|r| !r.is_empty()),
+        }),
+    )
 }

@@ -42,7 +42,9 @@ fn answer_when_placed(spool: &Spool, id: &str, status: OutcomeStatus) -> thread:
     thread::spawn(move || {
         wait_for(&spool.path(Area::Questions, &id));
         assert_eq!(
-            spool.write_outcome(&id, &outcome(&spool, &id, status)).unwrap(),
+            spool
+                .write_outcome(&id, &outcome(&spool, &id, status))
+                .unwrap(),
             Placed::Written
         );
     })
@@ -270,7 +272,10 @@ fn an_outcome_whose_answers_do_not_fit_the_questions_is_refused() {
     let asker = Asker::open(dir.path()).unwrap();
     let cases: [(&str, serde_json::Value); 3] = [
         ("wrong-type", "yes please".into()),
-        ("unknown-question", serde_json::json!({"go": true, "rm": true})),
+        (
+            "unknown-question",
+            serde_json::json!({"go": true, "rm": true}),
+        ),
         ("missing", serde_json::Value::Null),
     ];
     for (id, answers) in cases {

@@ -21,9 +21,7 @@ use crate::notifier::{Notifier, Silent};
 use crate::policy;
 use crate::query::Queries;
 use crate::store::{State, Store, StoreError};
-use inbox_spool::{
-    classify, Area, Placed, ReadError, Spool, SpoolError, SpoolFile, TMP_MAX_AGE,
-};
+use inbox_spool::{classify, Area, Placed, ReadError, Spool, SpoolError, SpoolFile, TMP_MAX_AGE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

@@ -18,9 +18,8 @@ pub fn open_engine(spool: &Path, db: &Path) -> Result<Engine, LocationError> {
 /// [`open_engine`] for a spool of the given [`Trust`] (a team's, see docs/SECURITY.md).
 /// Refuses a directory that is not a spool (it holds other things) before touching it.
 pub fn open_engine_with(spool: &Path, db: &Path, trust: Trust) -> Result<Engine, LocationError> {
-    let spool = Spool::open_with(spool, trust).map_err(|e| {
-        LocationError(format!("cannot open the spool {}: {e}", spool.display()))
-    })?;
+    let spool = Spool::open_with(spool, trust)
+        .map_err(|e| LocationError(format!("cannot open the spool {}: {e}", spool.display())))?;
     refuse_db_inside_spool(db, spool.root())?;
     let store = Store::open(db)
         .map_err(|e| LocationError(format!("cannot open the database {}: {e}", db.display())))?;

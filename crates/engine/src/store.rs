@@ -811,11 +811,13 @@ impl Store {
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let changed = self.conn.prepare_cached(
-            "UPDATE requests SET blocked = ?2
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE requests SET blocked = ?2
              WHERE id = ?1 AND status = 'pending' AND blocked IS NOT ?2",
-        )?
-        .execute(params![id, reason])?;
+            )?
+            .execute(params![id, reason])?;
         if changed > 0 {
             self.log(
                 Some(id),
@@ -913,9 +915,7 @@ fn make_private(path: &Path) {
         return;
     };
     if meta.is_file() && meta.mode() & 0o077 != 0 {
-        if let Err(error) =
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        {
+        if let Err(error) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
             tracing::warn!(
                 "the database {} is readable by other accounts and cannot be made private: {error}",
                 path.display()

@@ -129,11 +129,7 @@ fn invalid_answers_write_nothing() {
         .place_request("r1", &confirm_request("r1", json!({})))
         .unwrap();
     let (mut engine, _events) = fx.engine();
-    match engine.answer(
-        "r1",
-        &answers(json!({"go": "maybe", "nope": 1})),
-        None,
-    ) {
+    match engine.answer("r1", &answers(json!({"go": "maybe", "nope": 1})), None) {
         Err(SettleError::Invalid(problems)) => assert_eq!(problems.len(), 2, "{problems:?}"),
         other => panic!("expected Invalid, got {other:?}"),
     }
@@ -306,9 +302,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
         engine.decline("d", "  ", None),
         Err(SettleError::Invalid(_))
     ));
-    let declined = engine
-        .decline("d", "not during the freeze", None)
-        .unwrap();
+    let declined = engine.decline("d", "not during the freeze", None).unwrap();
     assert_eq!(declined.status, OutcomeStatus::Declined);
     assert_eq!(
         fx.outcome("d").reason.as_deref(),
@@ -596,9 +590,15 @@ fn an_outcome_linked_after_the_tombstone_stands() {
     let bytes = f.spool.read(Area::Questions, "raced").unwrap();
     let request = inbox_protocol::parse_request(&bytes, Some("raced")).unwrap();
     let set = inbox_protocol::check_answers(&request, &answers(json!({"go": true}))).unwrap();
-    let late = Outcome::new("raced", OutcomeStatus::Answered, me(), "other/1", Utc::now())
-        .with_answers(set)
-        .with_request_sha256(Some(request.sha256.clone()));
+    let late = Outcome::new(
+        "raced",
+        OutcomeStatus::Answered,
+        me(),
+        "other/1",
+        Utc::now(),
+    )
+    .with_answers(set)
+    .with_request_sha256(Some(request.sha256.clone()));
     f.spool
         .write_outcome("raced", &late.to_file_bytes())
         .unwrap();

@@ -3,5 +3,5 @@
 //! the process.
 
 mod engine;
-mod spool_model;
 mod integrity;
+mod spool_model;

@@ -86,7 +86,13 @@ fn honest_outcome(spool: &Spool, id: &str, answers: Value) -> Outcome {
 }
 
 fn blocked(engine: &Engine, id: &str) -> Option<String> {
-    engine.queries().detail(id).unwrap().unwrap().summary.blocked
+    engine
+        .queries()
+        .detail(id)
+        .unwrap()
+        .unwrap()
+        .summary
+        .blocked
 }
 
 fn no_outcome(spool: &Spool, id: &str) -> bool {
@@ -113,7 +119,10 @@ fn a_request_swapped_after_it_was_shown_is_not_answered() {
         other => panic!("expected Changed, got {other:?}"),
     }
     assert!(no_outcome(&fx.spool, "deploy-7"), "nothing was written");
-    assert!(blocked(&engine, "deploy-7").is_some(), "the request is blocked");
+    assert!(
+        blocked(&engine, "deploy-7").is_some(),
+        "the request is blocked"
+    );
     assert!(events
         .try_iter()
         .any(|e| matches!(e, Event::Blocked { id, .. } if id == "deploy-7")));
@@ -136,7 +145,9 @@ fn a_request_swapped_after_it_was_shown_is_not_answered() {
 #[test]
 fn a_swap_seen_by_the_watcher_blocks_the_request_at_once() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, events) = fx.engine();
     engine.turn(Wake::Start).unwrap();
     fx.swap("d", &deploy("d", "PRODUCTION"));
@@ -157,7 +168,9 @@ fn a_swap_seen_by_the_watcher_blocks_the_request_at_once() {
 #[test]
 fn an_answer_for_another_version_is_refused_and_writes_nothing() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, _events) = fx.engine();
     engine.sync().unwrap();
     let wrong = sha256_hex(b"another request");
@@ -165,12 +178,18 @@ fn an_answer_for_another_version_is_refused_and_writes_nothing() {
         engine.answer("d", &yes(), Some(&wrong)),
         Err(SettleError::Changed { .. })
     ));
-    assert!(matches!(
-        engine.answer("d", &yes(), Some("abc")),
-        Err(SettleError::Changed { .. })
-    ), "too short a prefix names no version");
+    assert!(
+        matches!(
+            engine.answer("d", &yes(), Some("abc")),
+            Err(SettleError::Changed { .. })
+        ),
+        "too short a prefix names no version"
+    );
     assert!(no_outcome(&fx.spool, "d"));
-    assert!(blocked(&engine, "d").is_none(), "the file itself did not change");
+    assert!(
+        blocked(&engine, "d").is_none(),
+        "the file itself did not change"
+    );
     // The version shown, in full or as a 12-digit prefix, answers.
     let shown = fx.version("d");
     let outcome = engine.answer("d", &yes(), Some(&shown[..12])).unwrap();
@@ -186,7 +205,11 @@ fn forged_outcomes_block_the_request_instead_of_answering_it() {
     let fx = Fixture::new();
     let (mut engine, _events) = fx.engine();
     let cases: Vec<(&str, Forger, &str)> = vec![
-        ("garbage", Box::new(|_, _| b"{not json".to_vec()), "not a valid outcome"),
+        (
+            "garbage",
+            Box::new(|_, _| b"{not json".to_vec()),
+            "not a valid outcome",
+        ),
         (
             "wrong-version",
             Box::new(|spool, id| {
@@ -278,11 +301,14 @@ fn forged_outcomes_block_the_request_instead_of_answering_it() {
         );
         let reason = blocked(&engine, id).unwrap_or_else(|| panic!("{id} is not blocked"));
         assert!(
-            reason.starts_with("an invalid outcome file blocks this request") && reason.contains(why),
+            reason.starts_with("an invalid outcome file blocks this request")
+                && reason.contains(why),
             "{id}: {reason}"
         );
         match engine.answer(id, &yes(), None) {
-            Err(SettleError::Blocked { reason, .. }) => assert!(reason.contains(why), "{id}: {reason}"),
+            Err(SettleError::Blocked { reason, .. }) => {
+                assert!(reason.contains(why), "{id}: {reason}")
+            }
             other => panic!("{id}: expected Blocked, got {other:?}"),
         }
     }
@@ -295,17 +321,26 @@ fn forged_outcomes_block_the_request_instead_of_answering_it() {
     let (mut rebuilt, _) = fx.engine();
     rebuilt.sync().unwrap();
     for (id, _, _) in &cases {
-        assert_eq!(rebuilt.queries().state(id).unwrap(), Some(State::Pending), "{id}");
+        assert_eq!(
+            rebuilt.queries().state(id).unwrap(),
+            Some(State::Pending),
+            "{id}"
+        );
     }
 }
 
 #[test]
 fn an_honest_outcome_from_another_inbox_is_adopted() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, _events) = fx.engine();
     engine.sync().unwrap();
-    fx.forge("d", &honest_outcome(&fx.spool, "d", json!({"go": true})).to_file_bytes());
+    fx.forge(
+        "d",
+        &honest_outcome(&fx.spool, "d", json!({"go": true})).to_file_bytes(),
+    );
     engine.sync().unwrap();
     assert_eq!(
         engine.queries().state("d").unwrap(),
@@ -317,7 +352,9 @@ fn an_honest_outcome_from_another_inbox_is_adopted() {
 #[test]
 fn once_the_invalid_outcome_is_gone_the_operator_can_answer() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, _events) = fx.engine();
     engine.sync().unwrap();
     fx.forge("d", b"garbage");
@@ -332,10 +369,15 @@ fn once_the_invalid_outcome_is_gone_the_operator_can_answer() {
 #[test]
 fn an_outcome_owned_by_another_account_is_never_read() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, _events) = fx.engine();
     engine.sync().unwrap();
-    fx.forge("d", &honest_outcome(&fx.spool, "d", json!({"go": true})).to_file_bytes());
+    fx.forge(
+        "d",
+        &honest_outcome(&fx.spool, "d", json!({"go": true})).to_file_bytes(),
+    );
     let path = fx.spool.path(Area::Answers, "d");
     if std::os::unix::fs::chown(&path, Some(65534), Some(65534)).is_err() {
         eprintln!("SKIPPED: changing a file's owner needs root");
@@ -349,7 +391,9 @@ fn an_outcome_owned_by_another_account_is_never_read() {
 #[test]
 fn a_cancel_is_not_stopped_by_an_invalid_outcome() {
     let fx = Fixture::new();
-    fx.spool.place_request("d", &deploy("d", "staging")).unwrap();
+    fx.spool
+        .place_request("d", &deploy("d", "staging"))
+        .unwrap();
     let (mut engine, _events) = fx.engine();
     engine.sync().unwrap();
     fx.forge("d", b"garbage");
@@ -376,7 +420,10 @@ fn blocked_requests_are_left_alone_by_expiry() {
     engine
         .turn(Wake::Deadline(Utc::now() + chrono::TimeDelta::hours(1)))
         .unwrap();
-    assert!(no_outcome(&fx.spool, "d"), "no policy settles a changed request");
+    assert!(
+        no_outcome(&fx.spool, "d"),
+        "no policy settles a changed request"
+    );
 }
 
 #[test]

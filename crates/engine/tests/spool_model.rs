@@ -496,7 +496,9 @@ impl System {
 
 fn settlement(outcome: &Outcome) -> Settlement {
     // A person's answer says which inbox took it; a rejection reads the same from any.
-    let by = if outcome.instance.starts_with(OTHER_HOST) && outcome.answered_by.starts_with("operator:") {
+    let by = if outcome.instance.starts_with(OTHER_HOST)
+        && outcome.answered_by.starts_with("operator:")
+    {
         format!("{}{OTHER_HOST_MARK}", outcome.answered_by)
     } else {
         outcome.answered_by.clone()
@@ -692,7 +694,10 @@ impl StateMachineTest for SpoolTest {
                     (*status, by.clone()),
                     "recorded outcome of {id}"
                 );
-                assert_eq!(detail.summary.answered_by.as_deref(), Some(outcome.answered_by.as_str()));
+                assert_eq!(
+                    detail.summary.answered_by.as_deref(),
+                    Some(outcome.answered_by.as_str())
+                );
             }
             // What the database records, the spool holds.
             match &request.db {

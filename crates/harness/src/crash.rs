@@ -251,7 +251,9 @@ struct Attempt {
 #[derive(Debug, Clone)]
 enum Op {
     /// `answer --set go=... --set note=TOKEN`: these answers.
-    Answer { answers: Value },
+    Answer {
+        answers: Value,
+    },
     /// `answer --decline "declined by TOKEN"`.
     Decline {
         token: String,
@@ -635,7 +637,10 @@ fn answer(
 
 fn decline(shared: &Shared, id: &str, worker: usize, serial: usize) -> Result<(), String> {
     let token = format!("w{worker}-{serial}");
-    let out = run_cli(shared, &["answer", id, "--decline", &decline_reason(&token)])?;
+    let out = run_cli(
+        shared,
+        &["answer", id, "--decline", &decline_reason(&token)],
+    )?;
     record(shared, id, Op::Decline { token }, &out);
     Ok(())
 }
@@ -968,9 +973,7 @@ fn check_attempts(
                         let standing =
                             outcome.map(|o| (o["status"].clone(), o["answered_by"].clone()));
                         if outcome.is_some_and(|o| attempt.op.wrote(o)) {
-                            violations.push(format!(
-                                "{said}: the outcome that stands is its own"
-                            ));
+                            violations.push(format!("{said}: the outcome that stands is its own"));
                         } else if standing != Some((json!(status), json!(winner))) {
                             violations.push(format!(
                                 "{said}: it names {status} by {winner}, but the file says {:?}",

@@ -42,6 +42,7 @@ mod wording;
 pub use answers::{check_answers, coerce_cli_values, fill_defaults, parse_number, Filled};
 #[cfg(feature = "validate")]
 pub use dialects::dialect_reply;
+pub use digest::sha256_hex;
 pub use id::{is_valid_id, request_id_from_file_name, NameProblem};
 pub use model::{
     Choice, Dialect, Expiry, Mode, Origin, Priority, Question, QuestionKind, Request, Rules,
@@ -50,7 +51,6 @@ pub use model::{
 pub use outcome::{
     AnswerSet, Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
 };
-pub use digest::sha256_hex;
 #[cfg(feature = "validate")]
 pub use parse::parse_request;
 pub use problem::Problem;

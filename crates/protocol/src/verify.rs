@@ -42,9 +42,7 @@ pub fn verify_outcome(
         (Some(_), _) => {}
         // A rejection of a file too big to read names no version.
         (None, _) if outcome.status == OutcomeStatus::Rejected => {}
-        (None, _) => {
-            return Err("it does not say which version of the request it answers".into())
-        }
+        (None, _) => return Err("it does not say which version of the request it answers".into()),
     }
     let by = outcome.answered_by.as_str();
     let person = by
@@ -78,8 +76,7 @@ pub fn verify_outcome(
         }
         // An expiry may carry the defaults it could fill; a decline or rejection answers
         // nothing.
-        OutcomeStatus::Declined | OutcomeStatus::Rejected if !outcome.answers.is_empty() =>
-        {
+        OutcomeStatus::Declined | OutcomeStatus::Rejected if !outcome.answers.is_empty() => {
             Err(format!("it is {} yet carries answers", outcome.status))
         }
         _ => Ok(()),
