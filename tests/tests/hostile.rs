@@ -123,7 +123,8 @@ fn the_manifest_covers_the_corpus_and_every_kind_of_attack() {
         .collect();
     for entry in std::fs::read_dir(corpus_dir()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name != "verdicts.json" && !listed.contains(name.as_str()) {
+        // outcomes/: forged outcome files, with a manifest of their own (hostile_outcomes.rs).
+        if name != "verdicts.json" && name != "outcomes" && !listed.contains(name.as_str()) {
             failures.push(format!("{name} has no verdict in verdicts.json"));
         }
     }

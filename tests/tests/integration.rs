@@ -9,6 +9,7 @@ mod desktop;
 mod examples;
 mod faults;
 mod hostile;
+mod hostile_outcomes;
 mod mcp;
 mod notifications;
 mod overflow;

@@ -1,0 +1,180 @@
+//! Forged and broken outcome files, through the real binary. The corpus is
+//! tests/data/hostile/outcomes; its manifest, verdicts.json, gives each file its verdict and
+//! why. Anyone who can write `answers/` can drop such a file; none of them may count as an
+//! answer.
+//!
+//! Each case is one request (`Deploy build 7 to staging?`, one yes/no question) whose id is
+//! the file's stem, placed and ingested, then the case's outcome written into `answers/` as a
+//! forger would, with `{{id}}`, `{{sha256}}` (the request file's) and `{{operator}}` (this
+//! account's `operator:<name>`) filled in. Then, for this inbox's database and for a fresh one
+//! (another inbox on the same spool):
+//! - `answered` / `declined`: the request is settled so, and `answer` says it is settled;
+//! - `blocked`: the request stays pending and blocked, its reason names the problem, `answer`
+//!   on it exits 6 without touching the file, and nothing shown carries a hidden character
+//!   raw.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::util::{self, Inbox};
+
+#[derive(Debug)]
+struct Verdict {
+    verdict: String,
+    why: String,
+    /// For `blocked`: words the block's reason must contain.
+    reason: Option<String>,
+}
+
+fn corpus_dir() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/hostile/outcomes")
+}
+
+fn request(id: &str) -> String {
+    serde_json::json!({"inbox": 1, "id": id, "title": "Deploy build 7 to staging?",
+        "questions": [{"id": "go", "question": "Deploy to staging?", "type": "confirm"}]})
+    .to_string()
+}
+
+fn cases() -> BTreeMap<String, Verdict> {
+    let manifest = std::fs::read(corpus_dir().join("verdicts.json")).unwrap();
+    let manifest: BTreeMap<String, Value> = serde_json::from_slice(&manifest).unwrap();
+    let text = |entry: &Value, key: &str| entry[key].as_str().map(str::to_owned);
+    let cases: BTreeMap<String, Verdict> = manifest
+        .into_iter()
+        .map(|(name, entry)| {
+            let verdict = Verdict {
+                verdict: text(&entry, "verdict").unwrap_or_default(),
+                why: text(&entry, "why").unwrap_or_default(),
+                reason: text(&entry, "reason"),
+            };
+            (name, verdict)
+        })
+        .collect();
+    // Every file has a verdict and every verdict a file: nothing in the corpus goes untested.
+    for entry in std::fs::read_dir(corpus_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(
+            name == "verdicts.json" || cases.contains_key(&name),
+            "{name} has no verdict in verdicts.json"
+        );
+    }
+    for (name, case) in &cases {
+        assert!(
+            corpus_dir().join(name).exists(),
+            "{name} is listed but missing"
+        );
+        assert!(!case.why.trim().is_empty(), "{name} does not say why");
+        assert!(
+            ["answered", "declined", "blocked"].contains(&case.verdict.as_str()),
+            "{name}: unknown verdict {}",
+            case.verdict
+        );
+    }
+    cases
+}
+
+/// `list --all --json` rows by id.
+fn rows(inbox: &Inbox, db: Option<&str>) -> BTreeMap<String, Value> {
+    let mut args = vec!["list", "--all", "--json"];
+    if let Some(db) = db {
+        args.extend(["--db", db]);
+    }
+    let out = inbox.run(&args);
+    assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
+    let rows: Vec<Value> = serde_json::from_str(&util::stdout(&out)).unwrap();
+    rows.into_iter()
+        .map(|row| (row["id"].as_str().unwrap().to_owned(), row))
+        .collect()
+}
+
+fn has_hidden(text: &str) -> bool {
+    text.chars()
+        .any(|c| c != '\n' && c != '\t' && inbox_protocol::text::is_hidden(c))
+}
+
+#[test]
+fn no_forged_outcome_counts_as_an_answer() {
+    let cases = cases();
+    let inbox = Inbox::new();
+    let ids: Vec<String> = cases
+        .keys()
+        .map(|name| name.trim_end_matches(".json").to_owned())
+        .collect();
+    for id in &ids {
+        inbox.place(id, &request(id));
+    }
+    // Ingested before any outcome exists: the outcomes arrive as a forger's would, later.
+    let pending = rows(&inbox, None);
+    assert_eq!(pending.len(), ids.len());
+    for (name, id) in cases.keys().zip(&ids) {
+        let template = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
+        let sha = inbox_protocol::sha256_hex(request(id).as_bytes());
+        let forged = template
+            .replace("{{id}}", id)
+            .replace("{{sha256}}", &sha)
+            .replace("{{operator}}", &util::operator());
+        let path = inbox.outcome_path(id);
+        std::fs::write(&path, forged).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    let fresh = inbox.dir.path().join("fresh.sqlite3");
+    for db in [None, Some(fresh.to_str().unwrap())] {
+        let rows = rows(&inbox, db);
+        for ((name, case), id) in cases.iter().zip(&ids) {
+            let row = &rows[id];
+            let state = row["state"].as_str().unwrap();
+            let blocked = row["blocked"].as_str();
+            match case.verdict.as_str() {
+                "blocked" => {
+                    assert_eq!(state, "pending", "{name} ({db:?}): {row}");
+                    let reason = blocked.unwrap_or_else(|| panic!("{name} is not blocked: {row}"));
+                    assert!(
+                        reason.starts_with("an invalid outcome file blocks this request"),
+                        "{name}: {reason}"
+                    );
+                    let words = case.reason.as_deref().unwrap();
+                    assert!(reason.contains(words), "{name}: {reason:?} lacks {words:?}");
+                    assert!(
+                        !has_hidden(reason),
+                        "{name}: a hidden character in {reason:?}"
+                    );
+                }
+                settled => {
+                    assert_eq!(state, settled, "{name} ({db:?}): {row}");
+                    assert!(blocked.is_none(), "{name}: {row}");
+                }
+            }
+        }
+    }
+
+    for ((name, case), id) in cases.iter().zip(&ids) {
+        let before = std::fs::read(inbox.outcome_path(id)).unwrap();
+        let out = inbox.run(&["answer", id, "--set", "go=yes"]);
+        let expected = if case.verdict == "blocked" { 6 } else { 3 };
+        assert_eq!(util::code(&out), expected, "{name}: {}", util::stderr(&out));
+        assert_eq!(
+            std::fs::read(inbox.outcome_path(id)).unwrap(),
+            before,
+            "{name}"
+        );
+        let shown = inbox.run(&["show", id]);
+        let text = format!(
+            "{}{}{}",
+            util::stderr(&out),
+            util::stdout(&shown),
+            util::stderr(&shown)
+        );
+        assert!(
+            !has_hidden(&text),
+            "{name}: a raw hidden character reached the terminal"
+        );
+        if case.verdict == "blocked" {
+            assert!(util::stdout(&shown).contains("blocked:"), "{name}");
+        }
+    }
+}
