@@ -34,30 +34,12 @@ pub fn answer_buttons(announcement: &inbox_engine::notifier::Announcement) -> Ve
 mod tests {
     use super::*;
     use inbox_engine::notifier::Announcement;
-    use inbox_engine::{RequestSummary, State};
     use serde_json::{json, Value};
 
     fn announced(json: Value) -> Announcement {
         let request = inbox_protocol::parse_request(json.to_string().as_bytes(), Some("r1"))
             .expect("valid request");
-        Announcement {
-            summary: RequestSummary {
-                id: "r1".into(),
-                state: State::Pending,
-                title: request.display_title().to_owned(),
-                source: request.source.clone(),
-                priority: request.priority,
-                mode: request.mode,
-                question_count: request.questions.len(),
-                placed_at: chrono::Utc::now(),
-                deadline: None,
-                settled_at: None,
-                answered_by: None,
-                unwritten: None,
-                blocked: None,
-            },
-            request: Some(request),
-        }
+        Announcement::pending("r1", request, chrono::Utc::now())
     }
 
     #[test]

@@ -47,6 +47,35 @@ pub struct Announcement {
     pub request: Option<Request>,
 }
 
+impl Announcement {
+    /// A request just placed and ingested, pending, as the engine would announce it (for
+    /// front ends' and tests' own announcements).
+    pub fn pending(
+        id: &str,
+        request: Request,
+        placed_at: chrono::DateTime<chrono::Utc>,
+    ) -> Announcement {
+        Announcement {
+            summary: RequestSummary {
+                id: id.to_owned(),
+                state: crate::store::State::Pending,
+                title: request.display_title().to_owned(),
+                source: request.source.clone(),
+                priority: request.priority,
+                mode: request.mode,
+                question_count: request.questions.len(),
+                placed_at,
+                deadline: None,
+                settled_at: None,
+                answered_by: None,
+                unwritten: None,
+                blocked: None,
+            },
+            request: Some(request),
+        }
+    }
+}
+
 impl From<RequestDetail> for Announcement {
     fn from(detail: RequestDetail) -> Announcement {
         Announcement {
@@ -474,7 +503,6 @@ fn cut(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::State;
     use crate::Event;
     use chrono::Utc;
     use serde_json::json;
@@ -483,24 +511,7 @@ mod tests {
     fn announced(id: &str, json: serde_json::Value) -> Announcement {
         let request = inbox_protocol::parse_request(json.to_string().as_bytes(), Some(id))
             .unwrap_or_else(|problems| panic!("{json}: {problems:?}"));
-        Announcement {
-            summary: RequestSummary {
-                id: id.to_owned(),
-                state: State::Pending,
-                title: request.display_title().to_owned(),
-                source: request.source.clone(),
-                priority: request.priority,
-                mode: request.mode,
-                question_count: request.questions.len(),
-                placed_at: Utc::now(),
-                deadline: None,
-                settled_at: None,
-                answered_by: None,
-                unwritten: None,
-                blocked: None,
-            },
-            request: Some(request),
-        }
+        Announcement::pending(id, request, Utc::now())
     }
 
     /// A one-question confirm titled `title`, asking `question`, from planu's run r-1.

@@ -12,32 +12,14 @@ use std::time::Duration;
 use chrono::Utc;
 use crossbeam_channel::Receiver;
 use inbox_engine::notifier::Announcement;
-use inbox_engine::{Event, RequestSummary, State};
+use inbox_engine::Event;
 use zbus::zvariant::OwnedValue;
 
 /// A pending request as the engine hands it over: `json` is the request file's bytes.
 pub fn announcement(id: &str, json: &str) -> Announcement {
     let request =
         inbox_protocol::parse_request(json.as_bytes(), Some(id)).expect("a valid request");
-    let summary = RequestSummary {
-        id: id.to_owned(),
-        state: State::Pending,
-        title: request.display_title().to_owned(),
-        source: request.source.clone(),
-        priority: request.priority,
-        mode: request.mode,
-        question_count: request.questions.len(),
-        placed_at: Utc::now(),
-        deadline: None,
-        settled_at: None,
-        answered_by: None,
-        unwritten: None,
-        blocked: None,
-    };
-    Announcement {
-        summary,
-        request: Some(request),
-    }
+    Announcement::pending(id, request, Utc::now())
 }
 
 /// A one-question confirm request titled `title`, from `app`.
