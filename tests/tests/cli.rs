@@ -291,6 +291,64 @@ fn watch_applies_policies_and_survives_bad_input() {
     assert_eq!(watch.stop(), Some(0), "watch exits cleanly on SIGTERM");
 }
 
+/// `ask --wait --require-person`: defaults a policy gave exit 15 (with the outcome printed),
+/// a person's answer exits 0; every outcome says who decided, where and how fast.
+#[test]
+fn ask_wait_require_person_exits_15_when_a_policy_settled_it() {
+    let inbox = Inbox::new();
+    std::fs::create_dir_all(inbox.spool()).unwrap();
+    let mut watch = Running::spawn(inbox.cmd(&["watch", "--no-notify"]));
+    watch.wait_line("ready");
+
+    let auto = std::fs::read_to_string(examples().join("nightly-cleanup-autonomous.json")).unwrap();
+    let out = inbox.run_with_stdin(
+        &["ask", "--wait", "--require-person", "--timeout", "20", "-"],
+        auto.as_bytes(),
+    );
+    assert_eq!(code(&out), 15, "{}", stderr(&out));
+    assert!(stderr(&out).contains("not by a person"), "{}", stderr(&out));
+    let outcome: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(outcome["status"], "defaulted");
+    assert_eq!(outcome["decided_by"], "policy");
+    assert_eq!(outcome["rule"], "policy:autonomous");
+    assert_eq!(outcome["surface"], "policy");
+    assert!(outcome["decision_ms"].is_u64(), "{outcome}");
+    assert_eq!(watch.stop(), Some(0));
+
+    // --require-person needs --wait.
+    let out = inbox.run_with_stdin(&["ask", "--require-person", "-"], CONFIRM.as_bytes());
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+
+    let id = "needs-a-person";
+    let body = CONFIRM.replacen(
+        "{\"inbox\": 1,",
+        &format!("{{\"inbox\": 1, \"id\": \"{id}\","),
+        1,
+    );
+    let mut waiting = Running::spawn({
+        let mut cmd = inbox.cmd(&["ask", "--wait", "--require-person", "--timeout", "30", "-"]);
+        cmd.stdin(std::process::Stdio::piped());
+        cmd
+    });
+    {
+        use std::io::Write;
+        let mut stdin = waiting.child.stdin.take().unwrap();
+        stdin.write_all(body.as_bytes()).unwrap();
+    }
+    let placed = inbox.spool().join("questions").join(format!("{id}.json"));
+    eventually("the request to be placed", || placed.exists());
+    let out = inbox.run(&["answer", id, "--set", "go=yes"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(waiting.child.wait().unwrap().code(), Some(0));
+    let outcome: Value =
+        serde_json::from_slice(&std::fs::read(inbox.outcome_path(id)).unwrap()).unwrap();
+    assert_eq!(outcome["status"], "answered");
+    assert_eq!(outcome["decided_by"], "person");
+    assert_eq!(outcome["surface"], "cli");
+    assert!(outcome.get("rule").is_none(), "{outcome}");
+    assert!(outcome["decision_ms"].is_u64(), "{outcome}");
+}
+
 #[test]
 fn list_and_show_describe_the_queue() {
     let inbox = Inbox::new();

@@ -3,6 +3,7 @@
 
 mod util;
 
+mod audit;
 mod cli;
 mod crash;
 mod desktop;

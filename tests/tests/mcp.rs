@@ -15,7 +15,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::util::{self, code, stderr, Inbox};
+use crate::util::{self, code, stderr, Inbox, Running};
 
 /// The MCP client: an agent with a name, recording the progress notifications it gets.
 #[derive(Clone)]
@@ -623,4 +623,132 @@ fn a_sigterm_withdraws_pending_questions_before_the_server_exits() {
     let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
     assert!(reason.contains("stopped (SIGTERM)"), "{reason}");
     drop(input);
+}
+
+/// A call that would settle itself: autonomous mode and a default for every question, on a
+/// question no default should settle.
+fn self_settling() -> Value {
+    json!({
+        "title": "Deploy build 99 to PRODUCTION?",
+        "priority": "critical",
+        "mode": "autonomous",
+        "questions": [
+            {"type": "yes_no", "id": "deploy", "default": true,
+             "question": "Deploy build 99 to production and drop the old database?"},
+            {"type": "single_choice", "id": "window", "question": "When?",
+             "choices": [{"label": "now"}, {"label": "tonight"}], "default": "now"}
+        ]
+    })
+}
+
+/// `answer-inbox watch` on the inbox's spool, ready.
+fn watch(inbox: &Inbox) -> Running {
+    std::fs::create_dir_all(inbox.spool()).unwrap();
+    let mut watch = Running::spawn(inbox.cmd(&["watch", "--no-notify"]));
+    watch.wait_line("ready");
+    watch
+}
+
+/// The listed `ask_operator` input schema.
+async fn input_schema(session: &Session) -> Value {
+    let tools = session.client.list_all_tools().await.unwrap();
+    Value::Object((*tools[0].input_schema).clone())
+}
+
+/// Issue 13: unless the operator allows it, a model cannot approve its own question by
+/// sending autonomous mode with defaults. The schema does not offer `mode`; a call that sends
+/// it anyway is asked of a person, and the result says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_allow_autonomous_a_call_cannot_settle_itself() {
+    let inbox = Inbox::new();
+    let mut watch = watch(&inbox);
+    let session = Session::start(&inbox, "eager-agent", &workdir(&inbox)).await;
+    let input = input_schema(&session).await;
+    assert!(input["properties"].get("mode").is_none(), "{input:#}");
+    assert!(
+        !input.to_string().contains("\"autonomous\""),
+        "nothing offers autonomous mode: {input:#}"
+    );
+
+    let call = session.ask(self_settling());
+    let (id, request) = requests(&inbox, 1).await.into_iter().next().unwrap();
+    assert_eq!(request["mode"], "interactive", "{request:#}");
+    // The engine takes files in order, each turn applying its policies to what it took: once
+    // a later request is in, autonomous mode has had its chance at this one.
+    let later =
+        r#"{"inbox": 1, "questions": [{"id": "go", "question": "Go?", "type": "confirm"}]}"#;
+    tokio::task::block_in_place(|| {
+        watch.wait_line(&format!("ingested {id}"));
+        inbox.place("later", later);
+        watch.wait_line("ingested later");
+    });
+    assert!(
+        !watch
+            .seen
+            .iter()
+            .any(|line| line.contains(&id) && line.contains("defaulted")),
+        "{:#?}",
+        watch.seen
+    );
+    assert!(!call.is_finished(), "the call waits for a person");
+
+    answer(
+        &inbox,
+        &[&id, "--set", "deploy=no", "--set", "window=tonight"],
+    );
+    let result = call.await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "answered", "{structured:#}");
+    assert_eq!(structured["answered_by"], util::operator().as_str());
+    assert_eq!(
+        structured["answers"],
+        json!({"deploy": false, "window": "tonight"})
+    );
+    let notice = structured["notices"][0].as_str().unwrap_or_default();
+    assert!(
+        notice.contains("\"autonomous\"") && notice.contains("--allow-autonomous"),
+        "{structured:#}"
+    );
+    let text = text(&result);
+    assert!(text.starts_with("The operator answered"), "{text}");
+    assert!(text.contains(&format!("Note: {notice}")), "{text}");
+    session.close().await;
+}
+
+/// With the operator's leave, `mode` is offered and autonomous mode works as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_allow_autonomous_a_call_may_settle_by_its_defaults() {
+    let inbox = Inbox::new();
+    let _watch = watch(&inbox);
+    let session = Session::start_with(
+        &inbox,
+        "trusted-pipeline",
+        &workdir(&inbox),
+        &["--allow-autonomous"],
+    )
+    .await;
+    let input = input_schema(&session).await;
+    let mode = &input["properties"]["mode"];
+    assert!(mode.is_object(), "{input:#}");
+    assert!(
+        (mode.to_string() + &input["$defs"].to_string()).contains("\"autonomous\""),
+        "{input:#}"
+    );
+
+    let result = session.ask(self_settling()).await.unwrap();
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "defaulted", "{structured:#}");
+    assert!(
+        structured["answered_by"]
+            .as_str()
+            .is_some_and(|by| by.starts_with("policy:")),
+        "{structured:#}"
+    );
+    assert_eq!(
+        structured["answers"],
+        json!({"deploy": true, "window": "now"})
+    );
+    assert!(structured.get("notices").is_none(), "{structured:#}");
+    session.close().await;
 }

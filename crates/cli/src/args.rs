@@ -82,6 +82,7 @@ pub enum Command {
     Schema(SchemaArgs),
     Demo(DemoArgs),
     Mcp(McpArgs),
+    Audit(AuditArgs),
 }
 
 /// Validate request files without placing them.
@@ -126,6 +127,11 @@ pub struct AskArgs {
     /// With --wait: give up after SECS seconds (fractions allowed) and exit 124.
     #[arg(long, value_name = "SECS", requires = "wait", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
+
+    /// With --wait: only a person's decision counts. When a policy (autonomous mode,
+    /// expiry) settled the request with its defaults, print the outcome and exit 15.
+    #[arg(long, requires = "wait")]
+    pub require_person: bool,
 }
 
 /// List pending requests (with --all, settled and cancelled ones too).
@@ -284,6 +290,8 @@ pub struct DemoArgs {}
     Each request says who asks in its `source`: the MCP client's name (app), this session \
     (run), the tool, the host, the working directory and the project (the git repository \
     containing it, else its directory name).\n\n\
+    The model cannot choose autonomous mode (settled at once by its own defaults, without a \
+    person) unless the operator starts the server with --allow-autonomous.\n\n\
     Add it to an MCP host as a stdio server: command `answer-inbox`, arguments `mcp` (and \
     `--spool DIR` unless the default spool or ANSWER_INBOX_DIR is right). An inbox (`watch` \
     or the desktop app) on the same spool tells the operator. Standard output carries the \
@@ -312,6 +320,14 @@ pub struct McpArgs {
     /// spool, or it is stuck)
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_seconds)]
     pub expiry_grace: Duration,
+
+    /// Let the model choose autonomous mode: the tool then offers `mode`, and a call with
+    /// `"mode": "autonomous"` whose questions all have defaults is settled by the inbox with
+    /// those defaults, asking no one. Without it, `mode` is not offered and every call is
+    /// asked of a person, whatever it sends.
+    // No environment variable: an agent's shell must not be able to turn it on.
+    #[arg(long)]
+    pub allow_autonomous: bool,
 }
 
 /// A path that may be empty: `ANSWER_INBOX_DIR=` means "not set", as for most tools, and
@@ -347,4 +363,47 @@ mod tests {
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("soon").is_err());
     }
+}
+
+/// The audit log: every event, hash-chained so that history cannot be rewritten quietly.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "The audit log: every event the inbox records (ingested, notified, \
+    answered, defaulted, declined, expired, cancelled, rejected, blocked, ...) in a hash chain: \
+    each entry carries the hash of the one before, so an entry edited, deleted or moved is \
+    detected. A whole chain rewritten with new hashes is detected only against a head hash kept \
+    elsewhere (`verify` prints it; give it back with --head). See docs/SECURITY.md."
+)]
+pub struct AuditArgs {
+    #[command(subcommand)]
+    pub command: AuditCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Write the whole log as JSON Lines, one entry a line, oldest first.
+    Export(AuditExportArgs),
+    /// Check the chain. Exit 0 intact (its length and head hash on standard output); 1 broken
+    /// (the first broken entry, by sequence number, and why, on standard error).
+    Verify(AuditVerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditExportArgs {
+    /// Write to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditVerifyArgs {
+    /// Check an export (from `audit export`) instead of the database; `-` reads standard
+    /// input.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// A head hash printed by an earlier `verify`: it must still be in the chain (a log only
+    /// grows), which detects a chain rewritten whole or cut short.
+    #[arg(long, value_name = "HASH")]
+    pub head: Option<String>,
 }

@@ -29,6 +29,9 @@ pub const CANCELLED: u8 = 13;
 /// `ask --wait`: the outcome file cannot be trusted (it does not answer this request, or
 /// its answers do not fit the questions); it is reported, never taken as an answer.
 pub const BAD_OUTCOME: u8 = 14;
+/// `ask --wait --require-person`: a policy (autonomous mode, expiry), not a person,
+/// settled the request with its defaults; the outcome is printed all the same.
+pub const SETTLED_BY_POLICY: u8 = 15;
 /// `ask --wait --timeout`: nothing came in time; the request stays pending.
 pub const TIMED_OUT: u8 = 124;
 

@@ -47,6 +47,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Schema(args) => commands::schema::run(args),
         Command::Demo(_) => commands::demo::run(locations),
         Command::Mcp(args) => commands::mcp::run(locations, args),
+        Command::Audit(args) => commands::audit::run(locations, args),
     }
 }
 

@@ -64,6 +64,17 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
 /// terminal showing the JSON would obey. They become JSON `\uXXXX` escapes (surrogate pairs
 /// above U+FFFF): the same JSON value, shown visibly. Outside strings JSON is ASCII, and
 /// the only raw newlines are the pretty-printer's, so those stay.
+/// JSON text made already (JSON Lines, one value a line) on standard output, with hidden
+/// characters escaped as [`json`] does.
+pub fn json_text(json: &str) -> Result<()> {
+    write_stdout(&json_safe(json))
+}
+
+/// `json` with its hidden characters escaped (see [`json_safe`]), for writing to a file.
+pub fn json_escaped(json: &str) -> String {
+    json_safe(json).into_owned()
+}
+
 fn json_safe(json: &str) -> Cow<'_, str> {
     let hidden = |c: char| text::is_hidden(c) && c != '\n';
     if !json.contains(hidden) {

@@ -12,7 +12,9 @@
 //!   ended: [settled](Reply::Settled) (the [`Outcome`]: answered, defaulted, declined,
 //!   expired or rejected), [withdrawn](Reply::CancelledByAsker), or
 //!   [timed out](Reply::TimedOut) (the question stays pending).
-//! - [`AskOptions`]: a timeout, and a [`CancelToken`] that withdraws the question.
+//! - [`AskOptions`]: a timeout, a [`CancelToken`] that withdraws the question, and
+//!   [`require_person`](AskOptions::require_person): a policy's defaults are not an answer
+//!   ([`AskError::SettledByPolicy`]).
 //! - [`prepare`], [`Asker::place`], [`Asker::wait`], [`Asker::withdraw`]: the steps one by
 //!   one, for callers that do something between placing and waiting.
 //!
@@ -79,7 +81,7 @@ use std::time::Duration;
 use inbox_spool::{locations, Area, SpoolError};
 
 pub use cancel::CancelToken;
-pub use inbox_protocol::{Outcome, OutcomeStatus, Problem};
+pub use inbox_protocol::{DecidedBy, Outcome, OutcomeStatus, Problem, Surface};
 pub use inbox_spool::Spool;
 pub use request::{prepare, Prepared, RequestBody};
 pub use wait::POLL;
@@ -128,6 +130,14 @@ pub enum AskError {
     /// The outcome file exists but cannot be read or is not an outcome.
     #[error("the outcome file of \"{id}\" cannot be used: {reason}")]
     BadOutcome { id: String, reason: String },
+    /// [`AskOptions::require_person`] was set and a policy (autonomous mode, expiry), not a
+    /// person, settled the request with its defaults. The outcome is here to inspect; its
+    /// answers are the defaults, not anyone's decision.
+    #[error(
+        "request \"{}\" was {} by {}, not by a person, and a person's answer was required",
+        .outcome.id, .outcome.status, .outcome.answered_by
+    )]
+    SettledByPolicy { outcome: Box<Outcome> },
     /// The Tokio runtime shut down while an async call was waiting.
     #[error("the async runtime shut down while waiting")]
     RuntimeShutDown,
@@ -179,6 +189,11 @@ pub struct AskOptions {
     /// Cancelling this token withdraws the request (see [`CancelToken`]). A token already
     /// cancelled when [`Asker::ask`] is called means nothing is placed at all.
     pub cancel: Option<CancelToken>,
+    /// Only a person's decision counts: an outcome a policy settled with defaults
+    /// (`defaulted` by autonomous mode or expiry) is returned as
+    /// [`AskError::SettledByPolicy`] instead of [`Reply::Settled`]. An `expired` or
+    /// `rejected` outcome carries no answers and is returned as usual.
+    pub require_person: bool,
 }
 
 impl AskOptions {
@@ -192,6 +207,25 @@ impl AskOptions {
         self
     }
 
+    /// See [`AskOptions::require_person`].
+    pub fn with_require_person(mut self) -> AskOptions {
+        self.require_person = true;
+        self
+    }
+
+    /// The reply as this caller wants it: with [`AskOptions::require_person`], answers a
+    /// policy gave are refused.
+    fn judge(&self, reply: Reply) -> Result<Reply, AskError> {
+        match reply {
+            Reply::Settled(outcome) if self.require_person && settled_by_policy(&outcome) => {
+                Err(AskError::SettledByPolicy {
+                    outcome: Box::new(outcome),
+                })
+            }
+            reply => Ok(reply),
+        }
+    }
+
     fn cancelled_before(&self, id: &str) -> Option<Reply> {
         let reason = self.cancel.as_ref()?.reason()?;
         Some(Reply::CancelledByAsker {
@@ -199,6 +233,15 @@ impl AskOptions {
             reason: Some(reason).filter(|r| !r.is_empty()),
         })
     }
+}
+
+/// Whether a policy, not a person, gave the outcome's answers. An outcome without
+/// `decided_by` (from an older inbox) is judged by its `answered_by`.
+pub fn settled_by_policy(outcome: &Outcome) -> bool {
+    matches!(
+        outcome.status,
+        OutcomeStatus::Answered | OutcomeStatus::Defaulted
+    ) && outcome.decider() != Some(DecidedBy::Person)
 }
 
 /// The spool directory the command line uses when given no `--spool`: `$ANSWER_INBOX_DIR`
@@ -348,13 +391,13 @@ impl Asker {
     /// Cancelling the options' token withdraws it.
     pub fn wait(&self, id: &str, options: &AskOptions) -> Result<Reply, AskError> {
         check_id(id)?;
-        wait::wait_blocking(&self.spool, id, options)
+        options.judge(wait::wait_blocking(&self.spool, id, options)?)
     }
 
     /// [`Asker::wait`] as a future (see [`Asker::ask_async`]).
     pub async fn wait_async(&self, id: &str, options: &AskOptions) -> Result<Reply, AskError> {
         check_id(id)?;
-        wait::wait_async(&self.spool, id, options).await
+        options.judge(wait::wait_async(&self.spool, id, options).await?)
     }
 
     /// Withdraws the request `id` by placing its tombstone with `reason`, unless it already

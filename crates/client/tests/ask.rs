@@ -365,3 +365,62 @@ fn an_async_wait_ends_promptly_on_cancel_and_on_timeout() {
         .unwrap();
     assert_eq!(reply, Reply::TimedOut { id: "at1".into() });
 }
+
+/// The outcome a policy writes for [`request`] `id`: its default taken for the answer.
+fn policy_outcome(spool: &Spool, id: &str, by: &str, with_decision: bool) -> Vec<u8> {
+    let placed = spool.read(Area::Questions, id).unwrap();
+    let now = chrono::Utc::now();
+    let mut outcome = Outcome::new(id, OutcomeStatus::Defaulted, by, "test/1", now);
+    outcome.request_sha256 = Some(inbox_protocol::sha256_hex(&placed));
+    outcome.answers.insert("go".into(), true.into());
+    outcome.defaulted.push("go".into());
+    if with_decision {
+        outcome = outcome.with_decision(inbox_client::Surface::Policy, now);
+    }
+    outcome.to_file_bytes()
+}
+
+#[test]
+fn requiring_a_person_refuses_what_a_policy_settled() {
+    let dir = tempfile::tempdir().unwrap();
+    let asker = Asker::open(dir.path()).unwrap();
+    let required = AskOptions::default().with_require_person();
+    // With the decision fields, and as an older inbox writes it: without them,
+    // `answered_by` says a policy decided.
+    for (id, by, with_decision) in [
+        ("auto", "policy:autonomous", true),
+        ("old-expiry", "policy:expiry", false),
+    ] {
+        let placed = asker.place(request(id), None).unwrap();
+        asker
+            .spool()
+            .write_outcome(
+                id,
+                &policy_outcome(asker.spool(), &placed, by, with_decision),
+            )
+            .unwrap();
+        match asker.wait(id, &required) {
+            Err(AskError::SettledByPolicy { outcome }) => {
+                assert_eq!(outcome.answered_by, by);
+                assert_eq!(outcome.status, OutcomeStatus::Defaulted);
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+        // Without the option, the defaults are the answer, as before.
+        let reply = asker.wait(id, &AskOptions::default()).unwrap();
+        assert!(matches!(reply, Reply::Settled(o) if o.answered_by == by));
+    }
+
+    // The async wait refuses it too.
+    let refused = runtime().block_on(asker.wait_async("auto", &required));
+    assert!(
+        matches!(refused, Err(AskError::SettledByPolicy { .. })),
+        "{refused:?}"
+    );
+
+    // A person's answer is what was required.
+    let operator = answer_when_placed(asker.spool(), "person", OutcomeStatus::Answered);
+    let reply = asker.ask(request("person"), &required).unwrap();
+    operator.join().unwrap();
+    assert!(matches!(reply, Reply::Settled(o) if o.status == OutcomeStatus::Answered));
+}

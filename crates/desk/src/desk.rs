@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use inbox_engine::locations;
+use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
@@ -205,18 +206,20 @@ impl Desk {
         self.save_settings(settings)
     }
 
-    /// `version`: the `RequestView::version` the operator answered (see [`Inbox::answer`]).
+    /// The window's answer. `version`: the `RequestView::version` the operator answered
+    /// (see [`Inbox::answer`]).
     pub fn answer(
         &self,
         id: &str,
         answers: &Map<String, Value>,
         version: &str,
     ) -> Result<SubmitResult, IpcError> {
-        self.inbox().answer(id, answers, version)
+        self.inbox().answer(id, answers, version, Surface::Window)
     }
 
+    /// The window's decline.
     pub fn decline(&self, id: &str, reason: &str, version: &str) -> Result<SubmitResult, IpcError> {
-        self.inbox().decline(id, reason, version)
+        self.inbox().decline(id, reason, version, Surface::Window)
     }
 
     /// Opens a web link from a request in the system browser, through `open`.
@@ -245,7 +248,10 @@ impl Desk {
                 id,
                 answers,
                 version,
-            } => match self.answer(&id, &answers, &version) {
+            } => match self
+                .inbox()
+                .answer(&id, &answers, &version, Surface::Bubble)
+            {
                 Ok(SubmitResult::Settled { .. }) => {}
                 // The engine's `Unwritten` event has told the window already.
                 Ok(SubmitResult::Kept { .. }) => {}

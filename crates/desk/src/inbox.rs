@@ -20,6 +20,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::notifier::Notifier;
 use inbox_engine::{locations, Command, Queries, Reader, SettleError, Trust};
+use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
@@ -250,19 +251,28 @@ impl Inbox {
     /// first: then theirs is returned and stands. `version` is [`RequestView::version`] of
     /// the request the operator answered; a file that no longer has it is not answered
     /// ([`ErrorCode::Changed`]).
+    /// `surface`: where the operator answered, the window or a notification's button.
     pub fn answer(
         &self,
         id: &str,
         answers: &Map<String, Value>,
         version: &str,
+        surface: Surface,
     ) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::answer(id, answers.clone(), version))?;
+        let result = self.ask(Command::answer(id, answers.clone(), version, surface))?;
         self.submitted(id, result)
     }
 
-    /// Declines a request; the reason goes to the asker. `version` as for [`Inbox::answer`].
-    pub fn decline(&self, id: &str, reason: &str, version: &str) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::decline(id, reason, version))?;
+    /// Declines a request; the reason goes to the asker. `version` and `surface` as for
+    /// [`Inbox::answer`].
+    pub fn decline(
+        &self,
+        id: &str,
+        reason: &str,
+        version: &str,
+        surface: Surface,
+    ) -> Result<SubmitResult, IpcError> {
+        let result = self.ask(Command::decline(id, reason, version, surface))?;
         self.submitted(id, result)
     }
 

@@ -194,6 +194,9 @@ fn a_placed_request_is_listed_opened_and_answered() {
         file["answers"],
         json!({"q1": true, "q2": "eu", "q3": "OPS-7"})
     );
+    // The outcome says a person decided, in the window.
+    assert_eq!(file["decided_by"], "person");
+    assert_eq!(file["surface"], "window");
 
     // The loop reports it, and it moves from Pending to History.
     eventually("the settled event", || {
@@ -293,6 +296,9 @@ fn a_notification_button_answers_and_a_click_opens_the_window() {
         version: version.clone(),
     });
     assert_eq!(fx.outcome_file("n1")["answers"], json!({"q1": true}));
+    // A button's answer is recorded as the bubble's, not the window's.
+    assert_eq!(fx.outcome_file("n1")["surface"], "bubble");
+    assert_eq!(fx.outcome_file("n1")["decided_by"], "person");
     // Pressing again (a second bubble, another inbox) cannot write twice; the window is told.
     fx.desk.handle_choice(Chosen::Answer {
         id: "n1".into(),

@@ -7,7 +7,7 @@
 //! that only change how loudly it notifies live with the notifier.
 
 use crossbeam_channel::{Receiver, Sender};
-use inbox_protocol::Outcome;
+use inbox_protocol::{Outcome, Surface};
 use serde_json::{Map, Value};
 
 use crate::engine::SettleError;
@@ -24,6 +24,8 @@ pub enum Command {
         id: String,
         answers: Map<String, Value>,
         version: String,
+        /// Where the operator answered: the window, or a notification's button.
+        surface: Surface,
         reply: Reply<Result<Outcome, SettleError>>,
     },
     /// Decline with a reason, which goes to the asker; `version` as for `Answer`.
@@ -31,6 +33,7 @@ pub enum Command {
         id: String,
         reason: String,
         version: String,
+        surface: Surface,
         reply: Reply<Result<Outcome, SettleError>>,
     },
     /// Place the demo requests; replies with their ids.
@@ -45,12 +48,14 @@ impl Command {
         id: &str,
         answers: Map<String, Value>,
         version: &str,
+        surface: Surface,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Answer {
             id: id.to_owned(),
             answers,
             version: version.to_owned(),
+            surface,
             reply,
         };
         (command, receiver)
@@ -61,12 +66,14 @@ impl Command {
         id: &str,
         reason: &str,
         version: &str,
+        surface: Surface,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Decline {
             id: id.to_owned(),
             reason: reason.to_owned(),
             version: version.to_owned(),
+            surface,
             reply,
         };
         (command, receiver)

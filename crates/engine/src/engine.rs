@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use crossbeam_channel::Sender;
-use inbox_protocol::{check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request};
+use inbox_protocol::{
+    check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request, Surface,
+};
 use serde_json::{Map, Value};
 
 use crate::command::Command;
@@ -122,8 +124,9 @@ pub struct Engine {
     notifier: Box<dyn Notifier>,
     /// Events of the current batch, sent only after it commits.
     outbox: Vec<Event>,
-    /// Requests ingested since the caller last took them, for policies.
-    fresh: Vec<Request>,
+    /// Requests ingested since the caller last took them, with when each was placed, for
+    /// policies.
+    fresh: Vec<(Request, DateTime<Utc>)>,
     /// When this engine runs the loop ([`Engine::track_open`]): the requests it has reported
     /// open. Another process sharing the database (a CLI command) may ingest, settle or
     /// cancel a request and record that first; the file's event still arrives here, and this
@@ -211,17 +214,19 @@ impl Engine {
                 id,
                 answers,
                 version,
+                surface,
                 reply,
             } => {
-                let _ = reply.send(self.answer(&id, &answers, Some(&version)));
+                let _ = reply.send(self.answer(&id, &answers, Some(&version), surface));
             }
             Command::Decline {
                 id,
                 reason,
                 version,
+                surface,
                 reply,
             } => {
-                let _ = reply.send(self.decline(&id, &reason, Some(&version)));
+                let _ = reply.send(self.decline(&id, &reason, Some(&version), surface));
             }
             Command::PlaceDemo { reply } => {
                 let placed = crate::demo::place_demo(&self.spool);
@@ -355,15 +360,24 @@ impl Engine {
         if !self.spool.exists(Area::Questions, id) {
             return Ok(());
         }
-        let Some(request) = self.store.detail(id)?.and_then(|detail| detail.request) else {
+        let Some((request, placed_at)) = self
+            .store
+            .detail(id)?
+            .and_then(|detail| Some((detail.request?, detail.summary.placed_at)))
+        else {
             return Ok(());
         };
-        self.open_request(id, request)
+        self.open_request(id, request, placed_at)
     }
 
     /// Reports a request as open, then settles it at once if its outcome or tombstone is
     /// already in the spool; otherwise hands it to the policies.
-    fn open_request(&mut self, id: &str, request: Request) -> Result<(), EngineError> {
+    fn open_request(
+        &mut self,
+        id: &str,
+        request: Request,
+        placed_at: DateTime<Utc>,
+    ) -> Result<(), EngineError> {
         self.outbox.push(ingested_event(id, &request));
         if let Some(open) = &mut self.open {
             open.insert(id.to_owned());
@@ -373,26 +387,29 @@ impl Engine {
         } else if self.spool.exists(Area::Cancel, id) {
             self.ingest_tombstone(id)
         } else {
-            self.fresh.push(request);
+            self.fresh.push((request, placed_at));
             Ok(())
         }
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
-    fn take_fresh(&mut self) -> Vec<Request> {
+    fn take_fresh(&mut self) -> Vec<(Request, DateTime<Utc>)> {
         std::mem::take(&mut self.fresh)
     }
 
     /// Autonomous mode for the given requests: answers at once those whose every required
     /// question has a default.
-    fn apply_autonomous(&mut self, requests: &[Request]) -> Result<(), EngineError> {
+    fn apply_autonomous(
+        &mut self,
+        requests: &[(Request, DateTime<Utc>)],
+    ) -> Result<(), EngineError> {
         let now = Utc::now();
         self.in_batch(|engine| {
             let outcomes: Vec<Outcome> = requests
                 .iter()
-                .filter_map(|request| {
+                .filter_map(|(request, placed_at)| {
                     let id = request.id.as_deref()?;
-                    policy::autonomous(request, id, &engine.instance, now)
+                    policy::autonomous(request, id, &engine.instance, now, *placed_at)
                 })
                 .collect();
             engine.settle_all(outcomes)?;
@@ -403,12 +420,7 @@ impl Engine {
     /// Autonomous mode over every pending request (after start-up, when others may have
     /// queued requests while no engine ran).
     fn apply_autonomous_to_pending(&mut self) -> Result<(), EngineError> {
-        let pending: Vec<Request> = self
-            .store
-            .pending_requests(None)?
-            .into_iter()
-            .map(|(r, _)| r)
-            .collect();
+        let pending = self.store.pending_requests(None)?;
         self.apply_autonomous(&pending)
     }
 
@@ -418,9 +430,15 @@ impl Engine {
         self.in_batch(|engine| {
             let outcomes: Vec<Outcome> = due
                 .iter()
-                .filter_map(|(request, _)| {
+                .filter_map(|(request, placed_at)| {
                     let id = request.id.as_deref()?;
-                    Some(policy::expire(request, id, &engine.instance, now))
+                    Some(policy::expire(
+                        request,
+                        id,
+                        &engine.instance,
+                        now,
+                        *placed_at,
+                    ))
                 })
                 .collect();
             engine.settle_all(outcomes)?;
@@ -452,13 +470,17 @@ impl Engine {
     /// ([`SettleError::Changed`]) unless the file still is that version. `None` binds to the
     /// version the inbox holds (what `list` and `show` display), which the file must still
     /// be.
+    ///
+    /// `surface` is where the operator answered (the window, a notification's button, the
+    /// command line); the outcome records it, with how long the decision took.
     pub fn answer(
         &mut self,
         id: &str,
         given: &Map<String, Value>,
         version: Option<&str>,
+        surface: Surface,
     ) -> Result<Outcome, SettleError> {
-        let request = self.open_pending(id, version)?;
+        let (request, placed_at) = self.open_pending_placed(id, version)?;
         let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
         let outcome = Outcome::new(
             id,
@@ -469,20 +491,22 @@ impl Engine {
         )
         .with_answers(set)
         .with_request_sha256(Some(request.sha256.clone()))
+        .with_decision(surface, placed_at)
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
         .with_reply(&request);
         self.settle_as_operator(outcome)
     }
 
-    /// Declines a request with a reason; `version` as for [`Engine::answer`].
+    /// Declines a request with a reason; `version` and `surface` as for [`Engine::answer`].
     pub fn decline(
         &mut self,
         id: &str,
         reason: &str,
         version: Option<&str>,
+        surface: Surface,
     ) -> Result<Outcome, SettleError> {
-        let request = self.open_pending(id, version)?;
+        let (request, placed_at) = self.open_pending_placed(id, version)?;
         let reason = reason.trim();
         if reason.is_empty() {
             return Err(SettleError::Invalid(vec![Problem::new(
@@ -499,6 +523,7 @@ impl Engine {
         )
         .with_reason(reason)
         .with_request_sha256(Some(request.sha256.clone()))
+        .with_decision(surface, placed_at)
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
         .with_reply(&request);
@@ -520,6 +545,21 @@ impl Engine {
             return Err(SettleError::AlreadySettled(Box::new(outcome)));
         }
         Ok(placed)
+    }
+
+    /// [`Engine::open_pending`] with when the request was placed, for the outcome's
+    /// decision time.
+    fn open_pending_placed(
+        &mut self,
+        id: &str,
+        version: Option<&str>,
+    ) -> Result<(Request, DateTime<Utc>), SettleError> {
+        let request = self.open_pending(id, version)?;
+        let placed_at = self
+            .store
+            .detail(id)?
+            .map_or_else(Utc::now, |detail| detail.summary.placed_at);
+        Ok((request, placed_at))
     }
 
     /// The request as the spool holds it, if it is still open, may be answered here, and
@@ -827,7 +867,7 @@ impl Engine {
         match parsed {
             Ok(request) => {
                 self.store.insert_pending(id, &request, placed_at, now)?;
-                self.open_request(id, request)?;
+                self.open_request(id, request, placed_at)?;
             }
             Err(errors) => {
                 self.store.insert_rejected(id, &errors, placed_at, now)?;
@@ -843,7 +883,8 @@ impl Engine {
                     now,
                 )
                 .with_errors(errors)
-                .with_request_sha256(sha256);
+                .with_request_sha256(sha256)
+                .with_decision(Surface::Policy, placed_at);
                 self.settle(outcome)?;
             }
         }

@@ -16,6 +16,7 @@
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
+pub mod audit;
 pub mod command;
 pub mod demo;
 pub mod engine;

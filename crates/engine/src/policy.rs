@@ -3,7 +3,7 @@
 //! a default always reaches a person unless time runs out.
 
 use chrono::{DateTime, Utc};
-use inbox_protocol::{fill_defaults, Mode, Outcome, OutcomeStatus, Request};
+use inbox_protocol::{fill_defaults, Mode, Outcome, OutcomeStatus, Request, Surface};
 
 // The policies' names in `answered_by`, defined by the protocol (a dialect's reply depends on
 // who decided).
@@ -12,12 +12,13 @@ pub use inbox_protocol::{
 };
 
 /// The outcome autonomous mode gives at once, if it may: only when every required question
-/// has a default.
+/// has a default. `placed_at`: when the request was placed, for the decision time.
 pub fn autonomous(
     request: &Request,
     id: &str,
     instance: &str,
     now: DateTime<Utc>,
+    placed_at: DateTime<Utc>,
 ) -> Option<Outcome> {
     if request.mode != Mode::Autonomous {
         return None;
@@ -27,14 +28,21 @@ pub fn autonomous(
         Outcome::new(id, OutcomeStatus::Defaulted, AUTONOMOUS, instance, now)
             .with_answers(filled.set)
             .with_request_sha256(Some(request.sha256.clone()))
+            .with_decision(Surface::Policy, placed_at)
             // Last: the dialect's own answer shape is built from everything above.
             .with_reply(request)
     })
 }
 
 /// The outcome of a request whose time ran out: `defaulted` if defaults answer every required
-/// question, else `expired` with what defaults could fill.
-pub fn expire(request: &Request, id: &str, instance: &str, now: DateTime<Utc>) -> Outcome {
+/// question, else `expired` with what defaults could fill. `placed_at` as for [`autonomous`].
+pub fn expire(
+    request: &Request,
+    id: &str,
+    instance: &str,
+    now: DateTime<Utc>,
+    placed_at: DateTime<Utc>,
+) -> Outcome {
     let filled = fill_defaults(request);
     let (status, reason) = if filled.missing_required.is_empty() {
         (
@@ -54,6 +62,7 @@ pub fn expire(request: &Request, id: &str, instance: &str, now: DateTime<Utc>) -
         .with_answers(filled.set)
         .with_reason(reason)
         .with_request_sha256(Some(request.sha256.clone()))
+        .with_decision(Surface::Policy, placed_at)
         .with_reply(request)
 }
 
@@ -74,19 +83,22 @@ mod tests {
             {"id": "a", "question": "A?", "type": "confirm", "default": true},
             {"id": "b", "question": "B?", "type": "text", "required": false}]}"#,
         );
-        let outcome = autonomous(&full, "r", "h/i", now).unwrap();
+        let outcome = autonomous(&full, "r", "h/i", now, now).unwrap();
         assert_eq!(outcome.status, OutcomeStatus::Defaulted);
         assert_eq!(outcome.answered_by, AUTONOMOUS);
+        assert_eq!(outcome.decided_by, Some(inbox_protocol::DecidedBy::Policy));
+        assert_eq!(outcome.rule.as_deref(), Some(AUTONOMOUS));
+        assert_eq!(outcome.surface, Some(Surface::Policy));
         assert_eq!(outcome.defaulted, vec!["a".to_owned()]);
 
         let blocked = request(
             r#"{"mode": "autonomous", "questions": [
             {"id": "a", "question": "A?", "type": "confirm"}]}"#,
         );
-        assert!(autonomous(&blocked, "r", "h/i", now).is_none());
+        assert!(autonomous(&blocked, "r", "h/i", now, now).is_none());
         let interactive =
             request(r#"[{"id": "a", "question": "A?", "type": "confirm", "default": true}]"#);
-        assert!(autonomous(&interactive, "r", "h/i", now).is_none());
+        assert!(autonomous(&interactive, "r", "h/i", now, now).is_none());
     }
 
     #[test]
@@ -95,12 +107,14 @@ mod tests {
         let with_default =
             request(r#"[{"id": "a", "question": "A?", "type": "confirm", "default": false}]"#);
         assert_eq!(
-            expire(&with_default, "r", "h/i", now).status,
+            expire(&with_default, "r", "h/i", now, now).status,
             OutcomeStatus::Defaulted
         );
         let without = request(r#"[{"id": "a", "question": "A?", "type": "confirm"}]"#);
-        let outcome = expire(&without, "r", "h/i", now);
+        let outcome = expire(&without, "r", "h/i", now, now);
         assert_eq!(outcome.status, OutcomeStatus::Expired);
+        assert_eq!(outcome.rule.as_deref(), Some(EXPIRY));
+        assert_eq!(outcome.surface, Some(Surface::Policy));
         assert!(outcome.reason.unwrap().contains("no default for: a"));
     }
 }

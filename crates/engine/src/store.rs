@@ -17,6 +17,8 @@ use serde::Serialize;
 
 use inbox_spool::faults;
 
+use crate::audit;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database: {0}")]
@@ -137,6 +139,18 @@ fn migrations() -> Migrations<'static> {
         // A pending request nobody may answer here, and why: its file changed after it was
         // placed, or an invalid outcome file stands in its place. Policies leave it alone.
         M::up("ALTER TABLE requests ADD COLUMN blocked TEXT;"),
+        // The event log becomes a hash chain (crate::audit): each entry carries the hash of
+        // the one before. Entries already written are chained here, in the migration's
+        // transaction, so the chain covers all history from entry 1 on; from now on
+        // `Store::log` extends it as it appends.
+        M::up_with_hook(
+            "ALTER TABLE events ADD COLUMN prev_hash TEXT;
+             ALTER TABLE events ADD COLUMN hash TEXT;",
+            |tx: &rusqlite::Transaction| -> rusqlite_migration::HookResult {
+                chain_existing_events(tx)?;
+                Ok(())
+            },
+        ),
     ])
 }
 
@@ -891,6 +905,9 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Appends an event to the log, chained to the newest entry (crate::audit). The newest
+    /// entry is read and the new one written in one write transaction (the caller's, or one
+    /// of its own), so two processes cannot both extend the same entry.
     fn log(
         &mut self,
         id: Option<&str>,
@@ -898,13 +915,127 @@ impl Store {
         detail: &serde_json::Value,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
+        let own_transaction = self.conn.is_autocommit();
+        if own_transaction {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        }
+        let appended = self.append_event(id, kind, detail, now);
+        if own_transaction {
+            match appended {
+                Ok(()) => self.conn.execute_batch("COMMIT")?,
+                Err(_) => {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                }
+            }
+        }
+        appended
+    }
+
+    fn append_event(
+        &mut self,
+        id: Option<&str>,
+        kind: &str,
+        detail: &serde_json::Value,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let newest: Option<(i64, Option<String>)> = self
+            .conn
+            .prepare_cached("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let (seq, prev_hash) = match newest {
+            Some((seq, hash)) => (seq + 1, hash.unwrap_or_default()),
+            None => (1, audit::GENESIS.to_owned()),
+        };
+        let hash = audit::hash_of(seq, ms(now), id, kind, detail, &prev_hash);
         self.conn
             .prepare_cached(
-                "INSERT INTO events (at, request_id, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO events (seq, at, request_id, kind, detail, prev_hash, hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?
-            .execute(params![ms(now), id, kind, detail.to_string()])?;
+            .execute(params![
+                seq,
+                ms(now),
+                id,
+                kind,
+                detail.to_string(),
+                prev_hash,
+                hash
+            ])?;
         Ok(())
     }
+
+    /// The whole audit log, oldest first, as stored: [`audit::verify`] checks it and
+    /// `answer-inbox audit export` writes it out.
+    pub fn audit_entries(&self) -> Result<Vec<audit::Entry>, StoreError> {
+        read_audit_entries(&self.conn)
+    }
+
+    /// Checks the audit log's chain; see [`audit::verify`].
+    pub fn audit_verify(&self) -> Result<Result<audit::Intact, audit::Broken>, StoreError> {
+        Ok(audit::verify(&self.audit_entries()?))
+    }
+}
+
+/// Every event, oldest first, with its chain columns (empty when missing: such an entry fails
+/// verification, as it should).
+fn read_audit_entries(conn: &Connection) -> Result<Vec<audit::Entry>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, at, request_id, kind, detail, prev_hash, hash FROM events ORDER BY seq",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let detail: String = r.get(4)?;
+        Ok(audit::Entry {
+            seq: r.get(0)?,
+            at_ms: r.get(1)?,
+            at: None,
+            request_id: r.get(2)?,
+            kind: r.get(3)?,
+            // Not JSON (written by hand): kept as a string, which no longer hashes right.
+            detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::String(detail)),
+            prev_hash: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+            hash: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The migration's half of the chain: the events written before it, chained in order.
+fn chain_existing_events(tx: &rusqlite::Transaction) -> Result<(), rusqlite::Error> {
+    let mut stmt =
+        tx.prepare("SELECT seq, at, request_id, kind, detail FROM events ORDER BY seq")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut prev_hash = audit::GENESIS.to_owned();
+    for (position, (seq, at, request_id, kind, detail)) in rows.into_iter().enumerate() {
+        // The chain numbers entries from 1 without gaps; the old log never deleted any, but
+        // renumber to be sure (seq is only an order, nothing refers to it).
+        let chained_seq = position as i64 + 1;
+        let detail = serde_json::from_str(&detail).unwrap_or(serde_json::Value::String(detail));
+        let hash = audit::hash_of(
+            chained_seq,
+            at,
+            request_id.as_deref(),
+            &kind,
+            &detail,
+            &prev_hash,
+        );
+        tx.execute(
+            "UPDATE events SET seq = ?1, detail = ?2, prev_hash = ?3, hash = ?4 WHERE seq = ?5",
+            params![chained_seq, detail.to_string(), prev_hash, hash, seq],
+        )?;
+        prev_hash = hash;
+    }
+    Ok(())
 }
 
 /// Restricts the database file to its owner. A file that cannot be changed (another
@@ -1039,5 +1170,34 @@ mod tests {
     fn instance_id_is_stable() {
         let store = Store::open_in_memory().unwrap();
         assert_eq!(store.instance_id().unwrap(), store.instance_id().unwrap());
+    }
+
+    /// The events written before the log became a chain are chained by the migration, from
+    /// entry 1, and new events extend that chain.
+    #[test]
+    fn migration_chains_the_events_already_written() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        // Version 4: the schema just before the audit chain.
+        migrations().to_version(&mut conn, 4).unwrap();
+        for (at, kind) in [(1_000, "ingested"), (2_000, "answered"), (3_000, "problem")] {
+            conn.execute(
+                "INSERT INTO events (at, request_id, kind, detail) VALUES (?1, 'r1', ?2, ?3)",
+                params![at, kind, r#"{"b":1,"a":"x"}"#],
+            )
+            .unwrap();
+        }
+        migrations().to_latest(&mut conn).unwrap();
+        let mut store = Store { conn, depth: 0 };
+        let intact = store.audit_verify().unwrap().unwrap();
+        assert_eq!(intact.entries, 3);
+
+        store
+            .record_problem("questions/x.json", "bad", Utc::now())
+            .unwrap();
+        let entries = store.audit_entries().unwrap();
+        let intact = store.audit_verify().unwrap().unwrap();
+        assert_eq!(intact.entries, 4);
+        assert_eq!(entries[3].prev_hash, entries[2].hash);
+        assert_eq!(intact.head, entries[3].hash);
     }
 }

@@ -7,7 +7,7 @@ use chrono::Utc;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::spool::Area;
 use inbox_engine::{Command, Engine, Event, SettleError, Spool, State, Store, Wake, WatchOptions};
-use inbox_protocol::{Outcome, OutcomeStatus};
+use inbox_protocol::{DecidedBy, Outcome, OutcomeStatus, Surface};
 use serde_json::{json, Map, Value};
 
 struct Fixture {
@@ -85,12 +85,17 @@ fn a_request_is_ingested_answered_once_and_recorded() {
     assert!(matches!(&drain(&events)[..], [Event::Ingested { id, .. }] if id == "r1"));
 
     let outcome = engine
-        .answer("r1", &answers(json!({"go": true})), None)
+        .answer("r1", &answers(json!({"go": true})), None, Surface::Cli)
         .unwrap();
     assert_eq!(outcome.status, OutcomeStatus::Answered);
     let on_disk = fx.outcome("r1");
     assert_eq!(on_disk.answers["go"], json!(true));
     assert_eq!(on_disk.answered_by, me());
+    // Who decided, where, and how long after the request was placed.
+    assert_eq!(on_disk.decided_by, Some(DecidedBy::Person));
+    assert_eq!(on_disk.surface, Some(Surface::Cli));
+    assert_eq!(on_disk.rule, None);
+    assert!(on_disk.decision_ms.is_some());
     assert_eq!(
         on_disk.request_sha256.as_deref(),
         Some(inbox_protocol::sha256_hex(&confirm_request("r1", json!({}))).as_str())
@@ -103,7 +108,7 @@ fn a_request_is_ingested_answered_once_and_recorded() {
         }]
     ));
 
-    match engine.answer("r1", &answers(json!({"go": false})), None) {
+    match engine.answer("r1", &answers(json!({"go": false})), None, Surface::Cli) {
         Err(SettleError::AlreadySettled(first)) => assert_eq!(first.answered_by, me()),
         other => panic!("expected AlreadySettled, got {other:?}"),
     }
@@ -129,7 +134,12 @@ fn invalid_answers_write_nothing() {
         .place_request("r1", &confirm_request("r1", json!({})))
         .unwrap();
     let (mut engine, _events) = fx.engine();
-    match engine.answer("r1", &answers(json!({"go": "maybe", "nope": 1})), None) {
+    match engine.answer(
+        "r1",
+        &answers(json!({"go": "maybe", "nope": 1})),
+        None,
+        Surface::Cli,
+    ) {
         Err(SettleError::Invalid(problems)) => assert_eq!(problems.len(), 2, "{problems:?}"),
         other => panic!("expected Invalid, got {other:?}"),
     }
@@ -247,6 +257,10 @@ fn autonomous_requests_with_defaults_are_answered_at_once() {
     let outcome = fx.outcome("auto");
     assert_eq!(outcome.status, OutcomeStatus::Defaulted);
     assert_eq!(outcome.answered_by, "policy:autonomous");
+    assert_eq!(outcome.decided_by, Some(DecidedBy::Policy));
+    assert_eq!(outcome.rule.as_deref(), Some("policy:autonomous"));
+    assert_eq!(outcome.surface, Some(Surface::Policy));
+    assert!(outcome.decision_ms.is_some());
     assert_eq!(outcome.answers["keep"], json!("30d"));
     assert_eq!(outcome.defaulted, ["prune", "keep"]);
     assert!(
@@ -282,6 +296,9 @@ fn expiry_defaults_or_expires() {
     let expired = fx.outcome("no-default");
     assert_eq!(expired.status, OutcomeStatus::Expired);
     assert_eq!(expired.answered_by, "policy:expiry");
+    assert_eq!(expired.decided_by, Some(DecidedBy::Policy));
+    assert_eq!(expired.rule.as_deref(), Some("policy:expiry"));
+    assert_eq!(expired.surface, Some(Surface::Policy));
     assert_eq!(fx.outcome("with-default").status, OutcomeStatus::Defaulted);
     assert!(!fx.spool.exists(Area::Answers, "later"));
     let next = engine.queries().next_deadline().unwrap().unwrap();
@@ -299,11 +316,15 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
         .unwrap();
     let (mut engine, _events) = fx.engine();
     assert!(matches!(
-        engine.decline("d", "  ", None),
+        engine.decline("d", "  ", None, Surface::Cli),
         Err(SettleError::Invalid(_))
     ));
-    let declined = engine.decline("d", "not during the freeze", None).unwrap();
+    let declined = engine
+        .decline("d", "not during the freeze", None, Surface::Cli)
+        .unwrap();
     assert_eq!(declined.status, OutcomeStatus::Declined);
+    assert_eq!(declined.decided_by, Some(DecidedBy::Person));
+    assert_eq!(declined.surface, Some(Surface::Cli));
     assert_eq!(
         fx.outcome("d").reason.as_deref(),
         Some("not during the freeze")
@@ -312,7 +333,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
     engine.cancel("c", "superseded").unwrap();
     assert_eq!(engine.queries().state("c").unwrap(), Some(State::Cancelled));
     assert!(matches!(
-        engine.answer("c", &answers(json!({"go": true})), None),
+        engine.answer("c", &answers(json!({"go": true})), None, Surface::Cli),
         Err(SettleError::Cancelled(_))
     ));
     assert!(matches!(
@@ -320,7 +341,7 @@ fn decline_needs_a_reason_and_cancel_withdraws() {
         Err(SettleError::AlreadySettled(_))
     ));
     assert!(matches!(
-        engine.answer("nope", &answers(json!({})), None),
+        engine.answer("nope", &answers(json!({})), None, Surface::Cli),
         Err(SettleError::NotFound(_))
     ));
 }
@@ -336,7 +357,7 @@ fn a_lost_database_is_rebuilt_from_the_spool() {
     {
         let (mut engine, _events) = fx.engine();
         engine
-            .answer("a", &answers(json!({"go": true})), None)
+            .answer("a", &answers(json!({"go": true})), None, Surface::Cli)
             .unwrap();
         engine.cancel("b", "").unwrap();
     }
@@ -434,7 +455,7 @@ fn loop_picks_up_requests_outcomes_and_cancels(options: WatchOptions) {
 
     // Another process (the CLI) answers: the loop records it.
     let (mut cli, _cli_events) = fx.engine_with_db("cli.sqlite3");
-    cli.answer("live", &answers(json!({"go": true})), None)
+    cli.answer("live", &answers(json!({"go": true})), None, Surface::Cli)
         .unwrap();
     wait_for(
         &events,
@@ -539,7 +560,7 @@ fn the_loop_reports_changes_recorded_by_others_in_its_database() {
         &events,
         |e| matches!(e, Event::Ingested { id, .. } if id == "live"),
     );
-    cli.answer("live", &answers(json!({"go": true})), None)
+    cli.answer("live", &answers(json!({"go": true})), None, Surface::Cli)
         .unwrap();
     wait_for(
         &events,
@@ -655,7 +676,7 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
     let ids: Vec<String> = request.questions.iter().map(|q| q.id.clone()).collect();
     let given =
         answers(json!({ids[0].clone(): "billing", ids[1].clone(): "3", ids[2].clone(): true}));
-    engine.answer("elicit", &given, None).unwrap();
+    engine.answer("elicit", &given, None, Surface::Cli).unwrap();
     let reply = f
         .outcome("elicit")
         .reply
@@ -667,7 +688,7 @@ fn outcomes_carry_the_reply_of_the_askers_dialect() {
     );
 
     engine
-        .decline("interrupt", "not to this customer", None)
+        .decline("interrupt", "not to this customer", None, Surface::Cli)
         .unwrap();
     let reply = f
         .outcome("interrupt")
@@ -704,7 +725,12 @@ fn commands_are_done_by_the_loop_and_reported_once() {
         &events,
         |e| matches!(e, Event::Ingested { id, .. } if id == "cmd"),
     );
-    let (answer, reply) = Command::answer("cmd", answers(json!({"go": true})), &fx.version("cmd"));
+    let (answer, reply) = Command::answer(
+        "cmd",
+        answers(json!({"go": true})),
+        &fx.version("cmd"),
+        Surface::Window,
+    );
     commands.send(answer).unwrap();
     let outcome = reply
         .recv_timeout(Duration::from_secs(20))
@@ -712,8 +738,16 @@ fn commands_are_done_by_the_loop_and_reported_once() {
         .unwrap();
     assert_eq!(outcome.answered_by, me());
     assert_eq!(fx.outcome("cmd").answered_by, me());
+    // The command carries where the operator answered into the outcome.
+    assert_eq!(fx.outcome("cmd").surface, Some(Surface::Window));
+    assert_eq!(fx.outcome("cmd").decided_by, Some(DecidedBy::Person));
 
-    let (again, second) = Command::answer("cmd", answers(json!({"go": false})), &fx.version("cmd"));
+    let (again, second) = Command::answer(
+        "cmd",
+        answers(json!({"go": false})),
+        &fx.version("cmd"),
+        Surface::Window,
+    );
     commands.send(again).unwrap();
     assert!(matches!(
         second.recv_timeout(Duration::from_secs(20)).unwrap(),

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use inbox_engine::faults::POINTS;
 use inbox_engine::{Area, Engine, SettleError, Spool, State, Store, Wake};
-use inbox_protocol::OutcomeStatus;
+use inbox_protocol::{OutcomeStatus, Surface};
 use serde_json::{json, Map, Value};
 
 const CONFIRM: &str = r#"{"inbox":1,"title":"Deploy?","questions":[
@@ -71,7 +71,7 @@ fn an_answer_survives_a_fault_at_every_step() {
         engine.sync().unwrap();
 
         with_fault(point, action, engine, |engine| {
-            let result = engine.answer("deploy", &yes(), None);
+            let result = engine.answer("deploy", &yes(), None, Surface::Cli);
             assert!(
                 result.is_err(),
                 "{point}={action}: the operator hears of it"
@@ -118,9 +118,9 @@ fn an_answer_survives_a_fault_at_every_step() {
             }
             (None, Some(State::Pending)) => {
                 // Nothing was decided durably: the operator can answer, exactly once.
-                engine.answer("deploy", &yes(), None).unwrap();
+                engine.answer("deploy", &yes(), None, Surface::Cli).unwrap();
                 assert!(matches!(
-                    engine.answer("deploy", &yes(), None),
+                    engine.answer("deploy", &yes(), None, Surface::Cli),
                     Err(SettleError::AlreadySettled(_))
                 ));
             }

@@ -2,6 +2,7 @@
 //! tests (faults.rs) are a binary of their own: the fault points they turn on are global to
 //! the process.
 
+mod audit;
 mod engine;
 mod integrity;
 mod spool_model;

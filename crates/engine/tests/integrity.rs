@@ -11,7 +11,7 @@ use chrono::Utc;
 use crossbeam_channel::Receiver;
 use inbox_engine::spool::Area;
 use inbox_engine::{Engine, Event, SettleError, Spool, State, Store, Wake};
-use inbox_protocol::{check_answers, parse_request, sha256_hex, Outcome, OutcomeStatus};
+use inbox_protocol::{check_answers, parse_request, sha256_hex, Outcome, OutcomeStatus, Surface};
 use serde_json::{json, Map, Value};
 
 struct Fixture {
@@ -111,7 +111,7 @@ fn a_request_swapped_after_it_was_shown_is_not_answered() {
 
     // Between `show` and `answer`, the file becomes a PRODUCTION request.
     fx.swap("deploy-7", &deploy("deploy-7", "PRODUCTION"));
-    match engine.answer("deploy-7", &yes(), Some(&shown)) {
+    match engine.answer("deploy-7", &yes(), Some(&shown), Surface::Cli) {
         Err(SettleError::Changed { id, reason }) => {
             assert_eq!(id, "deploy-7");
             assert!(reason.contains("changed after it was placed"), "{reason}");
@@ -129,11 +129,11 @@ fn a_request_swapped_after_it_was_shown_is_not_answered() {
 
     // Without a version (the CLI's default: the version the inbox holds), just the same.
     assert!(matches!(
-        engine.answer("deploy-7", &yes(), None),
+        engine.answer("deploy-7", &yes(), None, Surface::Cli),
         Err(SettleError::Blocked { .. })
     ));
     assert!(matches!(
-        engine.decline("deploy-7", "no", None),
+        engine.decline("deploy-7", "no", None, Surface::Cli),
         Err(SettleError::Blocked { .. })
     ));
     // History still says what was shown: staging.
@@ -175,12 +175,12 @@ fn an_answer_for_another_version_is_refused_and_writes_nothing() {
     engine.sync().unwrap();
     let wrong = sha256_hex(b"another request");
     assert!(matches!(
-        engine.answer("d", &yes(), Some(&wrong)),
+        engine.answer("d", &yes(), Some(&wrong), Surface::Cli),
         Err(SettleError::Changed { .. })
     ));
     assert!(
         matches!(
-            engine.answer("d", &yes(), Some("abc")),
+            engine.answer("d", &yes(), Some("abc"), Surface::Cli),
             Err(SettleError::Changed { .. })
         ),
         "too short a prefix names no version"
@@ -192,7 +192,9 @@ fn an_answer_for_another_version_is_refused_and_writes_nothing() {
     );
     // The version shown, in full or as a 12-digit prefix, answers.
     let shown = fx.version("d");
-    let outcome = engine.answer("d", &yes(), Some(&shown[..12])).unwrap();
+    let outcome = engine
+        .answer("d", &yes(), Some(&shown[..12]), Surface::Cli)
+        .unwrap();
     assert_eq!(outcome.request_sha256.as_deref(), Some(shown.as_str()));
     assert_eq!(outcome.answered_by, me());
 }
@@ -305,7 +307,7 @@ fn forged_outcomes_block_the_request_instead_of_answering_it() {
                 && reason.contains(why),
             "{id}: {reason}"
         );
-        match engine.answer(id, &yes(), None) {
+        match engine.answer(id, &yes(), None, Surface::Cli) {
             Err(SettleError::Blocked { reason, .. }) => {
                 assert!(reason.contains(why), "{id}: {reason}")
             }
@@ -361,7 +363,7 @@ fn once_the_invalid_outcome_is_gone_the_operator_can_answer() {
     engine.sync().unwrap();
     assert!(blocked(&engine, "d").is_some());
     fs::remove_file(fx.spool.path(Area::Answers, "d")).unwrap();
-    let outcome = engine.answer("d", &yes(), None).unwrap();
+    let outcome = engine.answer("d", &yes(), None, Surface::Cli).unwrap();
     assert_eq!(outcome.status, OutcomeStatus::Answered);
     assert!(blocked(&engine, "d").is_none());
 }

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, TimeDelta, Utc};
 use inbox_engine::spool::Area;
 use inbox_engine::{Engine, Placed, SettleError, Spool, State, Store, Wake};
-use inbox_protocol::{Outcome, OutcomeStatus};
+use inbox_protocol::{Outcome, OutcomeStatus, Surface};
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use serde_json::{json, Map, Value};
@@ -569,12 +569,12 @@ impl StateMachineTest for SpoolTest {
                 };
                 let given: Map<String, Value> = given.as_object().unwrap().clone();
                 let mut cli = sys.engine();
-                Some(observed(cli.answer(id, &given, None)))
+                Some(observed(cli.answer(id, &given, None, Surface::Cli)))
             }
             Transition::Decline { id, blank } => {
                 let reason = if *blank { "  " } else { "not this week" };
                 let mut cli = sys.engine();
-                Some(observed(cli.decline(id, reason, None)))
+                Some(observed(cli.decline(id, reason, None, Surface::Cli)))
             }
             Transition::Cancel { id } => {
                 let mut cli = sys.engine();

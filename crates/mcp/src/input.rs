@@ -6,6 +6,8 @@
 //! model may never see, where every problem should come back as one tool error with a
 //! pointer, as `answer-inbox check` reports them. The input mirrors the request envelope, so
 //! the protocol's own problem pointers (`/questions/0/choices`) point into the arguments too.
+//!
+//! `mode` is in both only where the operator allows autonomous mode ([`Autonomy`]).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -16,6 +18,8 @@ use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+
+use super::autonomy::{self, Autonomy};
 
 /// The arguments of `ask_operator`. Only its schema is used (see the module's docs).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,6 +41,8 @@ pub struct AskOperatorInput {
     pub confirm_description: Option<String>,
     /// `interactive` (default): wait for the operator. `autonomous`: if every question has
     /// a `default`, the inbox answers at once with the defaults and nobody is interrupted.
+    // Left out of the advertised schema unless the operator allows it (see `Autonomy`); not in
+    // the doc comment, which is the description the model reads.
     pub mode: Option<ModeInput>,
     /// Seconds after which the request expires: questions with a `default` get it, and if
     /// a required question has none the result is `expired`. Without it the call waits
@@ -76,9 +82,9 @@ pub struct QuestionInput {
     /// The key of this question's answer. Default `q1`, `q2`, ... by position.
     #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"))]
     pub id: Option<String>,
-    /// The answer to use if the operator skips the question, in autonomous mode, or on
-    /// expiry: true/false for yes_no, a choice label for single_choice, a list of labels
-    /// for multi_choice, a string for free_text.
+    /// The answer to use if the operator skips the question or the request expires (and in
+    /// autonomous mode, where offered): true/false for yes_no, a choice label for
+    /// single_choice, a list of labels for multi_choice, a string for free_text.
     pub default: Option<Value>,
     /// Whether the operator must answer. Default true.
     pub required: Option<bool>,
@@ -144,24 +150,68 @@ const QUESTION_KEYS: &[&str] = &[
 const CHOICE_KEYS: &[&str] = &["label", "description"];
 const TYPES: &[&str] = &["yes_no", "single_choice", "multi_choice", "free_text"];
 
-/// The input schema advertised for the tool.
-pub fn schema() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_input::<AskOperatorInput>()
-        .expect("the input type has an object schema")
+/// The input schema advertised for the tool: without `mode` unless autonomous mode is
+/// allowed.
+pub fn schema(autonomy: Autonomy) -> Arc<JsonObject> {
+    let mut schema = rmcp::handler::server::common::schema_for_input::<AskOperatorInput>()
+        .expect("the input type has an object schema");
+    if autonomy == Autonomy::Withheld {
+        let schema = Arc::make_mut(&mut schema);
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.remove("mode");
+        }
+        if let Some(Value::Object(definitions)) = schema.get_mut("$defs") {
+            definitions.remove("ModeInput");
+        }
+    }
+    schema
+}
+
+/// The top-level fields a call may send.
+fn request_keys(autonomy: Autonomy) -> Vec<&'static str> {
+    REQUEST_KEYS
+        .iter()
+        .copied()
+        .filter(|key| autonomy == Autonomy::Allowed || *key != "mode")
+        .collect()
+}
+
+/// A call's request, ready to place.
+#[derive(Debug)]
+pub struct Translated {
+    pub prepared: Prepared,
+    /// What the server did otherwise than the call asked, for the model to read in the
+    /// result (a `mode` it does not honour).
+    pub notices: Vec<String>,
 }
 
 /// The request for these arguments, validated, with `source` filled in by the server; or
 /// every problem, each pointing into the arguments.
-pub fn prepare_request(arguments: &JsonObject, source: Value) -> Result<Prepared, Vec<Problem>> {
+pub fn prepare_request(
+    arguments: &JsonObject,
+    source: Value,
+    autonomy: Autonomy,
+) -> Result<Translated, Vec<Problem>> {
+    let known = request_keys(autonomy);
     let mut problems = Vec::new();
+    let mut notices = Vec::new();
     let mut request = Map::new();
     request.insert("inbox".into(), json!(1));
     request.insert("source".into(), source);
     // The advertised schema makes every optional field nullable (serde's Option): null is
     // taken as "not given" at every level, as the schema promises.
     for (key, value) in arguments.iter().filter(|(_, value)| !value.is_null()) {
-        if !REQUEST_KEYS.contains(&key.as_str()) {
-            problems.push(unknown(String::new(), key, REQUEST_KEYS));
+        if key == "mode" && autonomy == Autonomy::Withheld {
+            // A model that sends `mode` although the schema does not offer it is not refused:
+            // a refusal could end with the question never asked. The request is placed
+            // interactive, so it reaches a person (said in the request file too), and the
+            // model is told why.
+            request.insert(key.clone(), json!("interactive"));
+            if value != "interactive" {
+                notices.push(autonomy::withheld_notice(value));
+            }
+        } else if !known.contains(&key.as_str()) {
+            problems.push(unknown(String::new(), key, &known));
         } else if key == "questions" {
             request.insert(key.clone(), questions(value, &mut problems));
         } else {
@@ -172,7 +222,7 @@ pub fn prepare_request(arguments: &JsonObject, source: Value) -> Result<Prepared
     // repeat it in terms of the other dialect (its list of eight question types).
     let explained: BTreeSet<String> = problems.iter().map(|p| p.pointer.clone()).collect();
     match prepare(Value::Object(request), None) {
-        Ok(prepared) if problems.is_empty() => Ok(prepared),
+        Ok(prepared) if problems.is_empty() => Ok(Translated { prepared, notices }),
         Ok(_) => Err(problems),
         Err(AskError::Invalid(found)) => {
             for problem in found
@@ -310,13 +360,30 @@ mod tests {
         value.as_object().unwrap().clone()
     }
 
+    /// The request as the server places it by default (autonomous mode withheld).
+    fn prepared(arguments: &JsonObject, source: Value) -> Result<Prepared, Vec<Problem>> {
+        prepare_request(arguments, source, Autonomy::Withheld).map(|t| t.prepared)
+    }
+
+    fn keys(value: &Value) -> BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+
+    fn set(keys: &[&str]) -> BTreeSet<String> {
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
     #[test]
     fn the_schema_and_the_translation_know_the_same_fields() {
-        let schema = Value::Object((*schema()).clone());
-        let keys = |value: &Value| -> BTreeSet<String> {
-            value.as_object().unwrap().keys().cloned().collect()
-        };
-        let set = |keys: &[&str]| keys.iter().map(|k| k.to_string()).collect::<BTreeSet<_>>();
+        for autonomy in [Autonomy::Allowed, Autonomy::Withheld] {
+            let schema = Value::Object((*schema(autonomy)).clone());
+            assert_eq!(
+                keys(&schema["properties"]),
+                set(&request_keys(autonomy)),
+                "{autonomy:?}"
+            );
+        }
+        let schema = Value::Object((*schema(Autonomy::Allowed)).clone());
         assert_eq!(keys(&schema["properties"]), set(REQUEST_KEYS));
         let defs = &schema["$defs"];
         assert_eq!(
@@ -333,9 +400,135 @@ mod tests {
         assert_eq!(types, TYPES);
     }
 
+    /// What a model reads decides what it tries: without the operator's leave, nothing in
+    /// the schema offers autonomous mode.
+    #[test]
+    fn the_schema_offers_mode_only_where_autonomous_mode_is_allowed() {
+        let allowed = Value::Object((*schema(Autonomy::Allowed)).clone());
+        let mode = &allowed["properties"]["mode"];
+        let offered = serde_json::to_string(mode).unwrap()
+            + &serde_json::to_string(&allowed["$defs"]["ModeInput"]).unwrap();
+        assert!(offered.contains("\"autonomous\""), "{allowed:#}");
+
+        let withheld = Value::Object((*schema(Autonomy::Withheld)).clone());
+        assert!(withheld["properties"].get("mode").is_none(), "{withheld:#}");
+        assert!(withheld["$defs"].get("ModeInput").is_none(), "{withheld:#}");
+        let text = serde_json::to_string(&withheld).unwrap();
+        assert!(!text.contains("\"autonomous\""), "{withheld:#}");
+        assert!(
+            !text.contains("ModeInput"),
+            "no dangling reference: {withheld:#}"
+        );
+        // Everything else is as offered with it.
+        let mut without_mode = allowed.clone();
+        without_mode["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove("mode");
+        without_mode["$defs"]
+            .as_object_mut()
+            .unwrap()
+            .remove("ModeInput");
+        assert_eq!(withheld, without_mode);
+    }
+
+    fn all_defaulted(mode: Value) -> JsonObject {
+        args(json!({
+            "mode": mode,
+            "questions": [
+                {"type": "yes_no", "question": "Drop the old database?", "default": true}
+            ]
+        }))
+    }
+
+    #[test]
+    fn a_withheld_mode_is_asked_of_a_person_and_said_so() {
+        for sent in [json!("autonomous"), json!("Autonomous"), json!(7)] {
+            let translated =
+                prepare_request(&all_defaulted(sent.clone()), json!({}), Autonomy::Withheld)
+                    .unwrap_or_else(|problems| panic!("{sent}: {problems:#?}"));
+            assert_eq!(
+                translated.prepared.request().mode,
+                inbox_protocol::Mode::Interactive,
+                "{sent}"
+            );
+            assert_eq!(translated.notices.len(), 1, "{sent}");
+            let notice = &translated.notices[0];
+            assert!(
+                notice.contains(&sent.to_string()) && notice.contains("--allow-autonomous"),
+                "{notice}"
+            );
+            assert!(
+                notice.contains("asked of the operator"),
+                "says what happened instead: {notice}"
+            );
+        }
+
+        // Asking for what happens anyway is nothing to remark on.
+        for sent in [json!("interactive"), Value::Null] {
+            let translated =
+                prepare_request(&all_defaulted(sent.clone()), json!({}), Autonomy::Withheld)
+                    .unwrap();
+            assert_eq!(
+                translated.prepared.request().mode,
+                inbox_protocol::Mode::Interactive
+            );
+            assert!(
+                translated.notices.is_empty(),
+                "{sent}: {:?}",
+                translated.notices
+            );
+        }
+    }
+
+    #[test]
+    fn an_allowed_mode_is_honoured() {
+        let translated = prepare_request(
+            &all_defaulted(json!("autonomous")),
+            json!({}),
+            Autonomy::Allowed,
+        )
+        .unwrap();
+        assert_eq!(
+            translated.prepared.request().mode,
+            inbox_protocol::Mode::Autonomous
+        );
+        assert!(translated.notices.is_empty());
+        // Where it is offered, a wrong value is a mistake to fix, as for any field.
+        let problems = prepare_request(
+            &all_defaulted(json!("sometimes")),
+            json!({}),
+            Autonomy::Allowed,
+        )
+        .unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.pointer == "/mode"),
+            "{problems:#?}"
+        );
+    }
+
+    /// The list of fields in an unknown field's message is the list the schema offers.
+    #[test]
+    fn an_unknown_field_names_only_the_offered_fields() {
+        let message = |autonomy| {
+            prepare_request(
+                &args(json!({"colour": "red", "questions": [
+                    {"type": "yes_no", "question": "Go?"}
+                ]})),
+                json!({}),
+                autonomy,
+            )
+            .unwrap_err()[0]
+                .message
+                .clone()
+        };
+        assert!(!message(Autonomy::Withheld).contains("mode"));
+        assert!(message(Autonomy::Allowed).contains("mode"));
+    }
+
     #[test]
     fn a_batch_becomes_a_structured_request() {
-        let prepared = prepare_request(
+        let prepared = prepared(
             &args(json!({
                 "title": "Release 2.14",
                 "priority": "high",
@@ -367,7 +560,7 @@ mod tests {
 
     #[test]
     fn every_problem_is_reported_with_a_pointer_into_the_arguments() {
-        let problems = prepare_request(
+        let problems = prepared(
             &args(json!({
                 "titel": "x",
                 "questions": [
@@ -413,7 +606,7 @@ mod tests {
         assert_eq!(type_problems.len(), 1, "{type_problems:?}");
         assert!(type_problems[0].message.contains("yes_no, single_choice"));
 
-        let problems = prepare_request(&args(json!({})), json!({})).unwrap_err();
+        let problems = prepared(&args(json!({})), json!({})).unwrap_err();
         assert!(
             problems.iter().any(|p| p.message.contains("questions")),
             "{problems:?}"
@@ -423,7 +616,7 @@ mod tests {
     /// The schema makes optional fields nullable, so null means "not given" at every level.
     #[test]
     fn null_is_not_given() {
-        let prepared = prepare_request(
+        let prepared = prepared(
             &args(json!({
                 "title": null, "timeout_seconds": null, "priority": null,
                 "questions": [
@@ -442,7 +635,7 @@ mod tests {
     /// Each mistake is said once, in the tool's own terms.
     #[test]
     fn mistakes_are_named_once_in_the_tools_terms() {
-        let problems = prepare_request(
+        let problems = prepared(
             &args(json!({"questions": [
                 {"type": "single-choice", "question": "Which?", "choices": [{"label": "a"}],
                  "default": "zz"},

@@ -4,6 +4,7 @@
 //! parses the flags and starts the runtime; everything else is here.
 //!
 //! - [`input`]: the tool's input schema, and arguments → a request in the structured dialect.
+//! - [`autonomy`]: whether the model may choose autonomous mode (only if the operator says).
 //! - [`reply`]: the outcome → structured content (with its schema) and text.
 //! - [`origin`]: the request's `source`: client, session, host, working directory, project.
 //! - [`server`]: the rmcp handler: placing, waiting, progress, cancellation.
@@ -13,6 +14,7 @@
 //! client cancels, a client that goes away and a SIGTERM or SIGINT all withdraw the pending
 //! requests (their tombstones are placed) before the process ends.
 
+mod autonomy;
 mod input;
 mod origin;
 mod reply;
@@ -28,6 +30,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+pub use autonomy::Autonomy;
 pub use origin::Origin;
 
 /// Why a session could not be served.
@@ -55,6 +58,8 @@ pub struct Settings {
     /// How long past a request's expiry a call waits for an inbox to expire it before it
     /// withdraws the request itself (an inbox expires due requests within a second or so).
     pub expiry_grace: Duration,
+    /// Whether the tool offers and honours `mode` (autonomous mode), as the operator said.
+    pub autonomy: Autonomy,
 }
 
 /// Serves one MCP session on standard input and output, until the client closes its end or

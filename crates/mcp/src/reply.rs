@@ -50,6 +50,10 @@ pub struct AskOperatorOutput {
     /// For `rejected`: what was wrong, each with a JSON pointer into the request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<Problem>>,
+    /// Where the server did otherwise than the call asked, and why (e.g. a `mode` it does
+    /// not allow).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 // No doc comment per variant: that would turn the schema's `enum` into a `oneOf`.
@@ -85,6 +89,7 @@ impl AskOperatorOutput {
                 answered_by: None,
                 answered_at: None,
                 errors: None,
+                notices: Vec::new(),
             }),
             // The tool waits without a timeout of its own.
             Reply::TimedOut { .. } => None,
@@ -120,7 +125,14 @@ impl AskOperatorOutput {
             answered_by: Some(outcome.answered_by.clone()),
             answered_at: Some(outcome.answered_at.to_rfc3339()),
             errors: outcome.errors.clone(),
+            notices: Vec::new(),
         }
+    }
+
+    /// The output with what the server did otherwise than the call asked.
+    pub fn with_notices(mut self, notices: Vec<String>) -> AskOperatorOutput {
+        self.notices = notices;
+        self
     }
 }
 
@@ -217,6 +229,9 @@ pub fn text(request: &Request, output: &AskOperatorOutput) -> String {
         );
     } else {
         let _ = write!(text, "\n(request {})", output.id);
+    }
+    for notice in &output.notices {
+        let _ = write!(text, "\nNote: {notice}");
     }
     text
 }
@@ -349,6 +364,29 @@ mod tests {
         assert!(AskOperatorOutput::new(&Reply::TimedOut { id: "r1".into() }).is_none());
     }
 
+    /// What the server did otherwise than asked comes after the outcome, in both readings.
+    #[test]
+    fn notices_are_said_after_the_outcome() {
+        let output = AskOperatorOutput::new(&Reply::Settled(outcome(OutcomeStatus::Answered)))
+            .unwrap()
+            .with_notices(vec!["mode was not honoured".into()]);
+        let said = text(&request(), &output);
+        assert!(
+            said.starts_with("The operator answered")
+                && said.ends_with("\nNote: mode was not honoured"),
+            "{said}"
+        );
+        let value = serde_json::to_value(&output).unwrap();
+        assert_eq!(value["notices"], json!(["mode was not honoured"]));
+        let plain =
+            AskOperatorOutput::new(&Reply::Settled(outcome(OutcomeStatus::Answered))).unwrap();
+        assert!(serde_json::to_value(&plain)
+            .unwrap()
+            .get("notices")
+            .is_none());
+        assert!(!text(&request(), &plain).contains("Note:"));
+    }
+
     #[test]
     fn every_kind_of_output_matches_the_advertised_schema() {
         let schema = Value::Object((*schema()).clone());
@@ -367,8 +405,12 @@ mod tests {
                 reason: None,
             },
         ];
-        for reply in replies {
-            let output = AskOperatorOutput::new(&reply).unwrap();
+        for (index, reply) in replies.into_iter().enumerate() {
+            let mut output = AskOperatorOutput::new(&reply).unwrap();
+            if index == 0 {
+                output =
+                    output.with_notices(vec!["\"mode\": \"autonomous\" was not honoured".into()]);
+            }
             let value = result(&request(), &output).structured_content.unwrap();
             let errors: Vec<String> = validator
                 .iter_errors(&value)

@@ -16,6 +16,7 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::autonomy::Autonomy;
 use super::origin::{Origin, TOOL};
 use super::reply::AskOperatorOutput;
 use super::{input, reply, Settings};
@@ -102,6 +103,14 @@ impl Server {
         stopped: Arc<OnceLock<String>>,
         calls: TaskTracker,
     ) -> Server {
+        let mut tool_router = Server::tool_router();
+        // The attribute's schema is the one without `mode`; the operator's choice replaces it.
+        tool_router
+            .map
+            .get_mut(TOOL)
+            .expect("the router serves ask_operator")
+            .attr
+            .input_schema = input::schema(settings.autonomy);
         Server {
             asker,
             origin: Arc::new(origin),
@@ -109,15 +118,24 @@ impl Server {
             shutdown,
             stopped,
             calls,
-            tool_router: Server::tool_router(),
+            tool_router,
         }
+    }
+
+    /// What this session does with a call's `mode`. Only the operator's flag decides, for
+    /// now; when the policy file exists (issue 13, part 1) it may allow autonomous mode for
+    /// some clients (by `client_info`'s name, say): decide here, and have the listed schema
+    /// follow (a `list_tools` of our own instead of the router's, which is fixed per
+    /// session).
+    fn autonomy(&self) -> Autonomy {
+        self.settings.autonomy
     }
 
     #[tool(
         name = "ask_operator",
         title = "Ask the operator",
         description = TOOL_DESCRIPTION,
-        input_schema = input::schema(),
+        input_schema = input::schema(Autonomy::Withheld),
         output_schema = reply::schema(),
         annotations(
             title = "Ask the operator",
@@ -134,17 +152,28 @@ impl Server {
     ) -> Result<CallToolResult, ErrorData> {
         let _in_progress = self.calls.token();
         let source = self.origin.source(ctx.client_info().as_ref());
-        let prepared = match input::prepare_request(&arguments, source) {
-            Ok(prepared) => prepared,
-            Err(problems) => return Ok(reply::invalid(&problems)),
-        };
+        let input::Translated { prepared, notices } =
+            match input::prepare_request(&arguments, source, self.autonomy()) {
+                Ok(translated) => translated,
+                Err(problems) => return Ok(reply::invalid(&problems)),
+            };
         let id = prepared.id().to_owned();
         tracing::debug!(%id, "asking the operator");
+        if !notices.is_empty() {
+            // For the operator reading the server's log: an agent tried to settle its own
+            // question.
+            tracing::warn!(
+                %id,
+                "the call asked for a mode this server does not allow (autonomous mode needs \
+                 --allow-autonomous); the request is placed interactive"
+            );
+        }
 
         let cancel = CancelToken::new();
         let options = AskOptions {
             timeout: None,
             cancel: Some(cancel.clone()),
+            require_person: false,
         };
         let asking = self.asker.ask_prepared_async(&prepared, &options);
         tokio::pin!(asking);
@@ -214,7 +243,7 @@ impl Server {
         };
         Ok(match asked {
             Ok(answer) => match AskOperatorOutput::new(&answer) {
-                Some(output) => reply::result(prepared.request(), &output),
+                Some(output) => reply::result(prepared.request(), &output.with_notices(notices)),
                 None => reply::error(format!(
                     "request {id} is still pending: the wait ended without an outcome"
                 )),

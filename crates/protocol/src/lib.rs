@@ -49,7 +49,8 @@ pub use model::{
     Source, TextFormat,
 };
 pub use outcome::{
-    AnswerSet, Outcome, OutcomeStatus, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION, PROTOCOL_VERSION,
+    AnswerSet, DecidedBy, Outcome, OutcomeStatus, Surface, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION,
+    PROTOCOL_VERSION,
 };
 #[cfg(feature = "validate")]
 pub use parse::parse_request;

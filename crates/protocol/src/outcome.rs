@@ -40,6 +40,22 @@ pub enum OutcomeStatus {
     Rejected,
 }
 
+/// Who an `answered_by` names: `operator:<account>` a person, `policy:<name>` a policy.
+pub(crate) fn decider_of(answered_by: &str) -> Option<DecidedBy> {
+    let named = |prefix: &str| {
+        answered_by
+            .strip_prefix(prefix)
+            .is_some_and(|name| !name.is_empty())
+    };
+    if named(crate::verify::OPERATOR_PREFIX) {
+        Some(DecidedBy::Person)
+    } else if named(crate::verify::POLICY_PREFIX) {
+        Some(DecidedBy::Policy)
+    } else {
+        None
+    }
+}
+
 impl OutcomeStatus {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -65,6 +81,49 @@ impl OutcomeStatus {
 }
 
 impl std::fmt::Display for OutcomeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who settled a request: a person, or a policy acting without one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedBy {
+    /// An operator answered or declined (`answered_by` is `operator:<account>`).
+    Person,
+    /// A policy settled it: autonomous mode, expiry, validation, later an operator's rule
+    /// (`answered_by` is `policy:<name>`).
+    Policy,
+}
+
+/// Where a decision was made: the front end a person used, or `policy` for the automatic
+/// ones. New surfaces may appear; readers should treat an unknown one as "elsewhere".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Surface {
+    /// The desktop app's window.
+    Window,
+    /// A button in a desktop notification.
+    Bubble,
+    /// The command line (`answer-inbox answer`).
+    Cli,
+    /// No person: a policy decided.
+    Policy,
+}
+
+impl Surface {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Surface::Window => "window",
+            Surface::Bubble => "bubble",
+            Surface::Cli => "cli",
+            Surface::Policy => "policy",
+        }
+    }
+}
+
+impl std::fmt::Display for Surface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
@@ -112,6 +171,20 @@ pub struct Outcome {
     pub answered_by: String,
     /// When the outcome was decided (RFC 3339).
     pub answered_at: DateTime<Utc>,
+    /// Whether a person or a policy decided. Absent in outcomes written before it existed:
+    /// then `answered_by`'s prefix says (see [`Outcome::decider`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<DecidedBy>,
+    /// For a policy's decision, the policy or rule that made it, as in `answered_by`
+    /// (`policy:autonomous`, `policy:expiry`, later `policy:rule:<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// Where the decision was made: `window`, `bubble`, `cli`, or `policy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Surface>,
+    /// Milliseconds from the request's placement to the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision_ms: Option<u64>,
     /// SHA-256 of the request file the outcome answers, when it could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_sha256: Option<String>,
@@ -145,6 +218,10 @@ impl Outcome {
             errors: None,
             answered_by: answered_by.into(),
             answered_at,
+            decided_by: None,
+            rule: None,
+            surface: None,
+            decision_ms: None,
             request_sha256: None,
             instance: instance.into(),
             reply: None,
@@ -166,6 +243,27 @@ impl Outcome {
     pub fn with_errors(mut self, errors: Vec<Problem>) -> Outcome {
         self.errors = Some(errors);
         self
+    }
+
+    /// Records how the decision was made: where (`surface`; [`Surface::Policy`] for a
+    /// policy), by whom (from `answered_by`'s prefix), which rule for a policy, and how long
+    /// after the request was placed (`placed_at`). Call it once `answered_by` and
+    /// `answered_at` are final.
+    pub fn with_decision(mut self, surface: Surface, placed_at: DateTime<Utc>) -> Outcome {
+        let decided_by = self.decider();
+        self.rule = (decided_by == Some(DecidedBy::Policy)).then(|| self.answered_by.clone());
+        self.decided_by = decided_by;
+        self.surface = Some(surface);
+        // A file's mtime can be a little ahead of this clock: never a negative duration.
+        let elapsed = (self.answered_at - placed_at).num_milliseconds().max(0);
+        self.decision_ms = u64::try_from(elapsed).ok();
+        self
+    }
+
+    /// Who decided: `decided_by` when the outcome says, else what `answered_by`'s prefix
+    /// says (older outcomes); `None` when neither does.
+    pub fn decider(&self) -> Option<DecidedBy> {
+        self.decided_by.or_else(|| decider_of(&self.answered_by))
     }
 
     pub fn with_request_sha256(mut self, sha256: Option<String>) -> Outcome {

@@ -10,7 +10,7 @@
 //! Who wrote the file (its owner) is the spool's business: the inbox checks that
 //! `answered_by` names the account that owns the file, see `inbox-engine`.
 
-use crate::outcome::{Outcome, OutcomeStatus, PROTOCOL_VERSION};
+use crate::outcome::{decider_of, DecidedBy, Outcome, OutcomeStatus, Surface, PROTOCOL_VERSION};
 
 /// `answered_by` of an outcome a person decided: `operator:<account>`.
 pub const OPERATOR_PREFIX: &str = "operator:";
@@ -57,6 +57,7 @@ pub fn verify_outcome(
             crate::text::one_line(by)
         ));
     }
+    check_decision(outcome)?;
     match outcome.status {
         OutcomeStatus::Answered | OutcomeStatus::Declined if !person => Err(format!(
             "a policy cannot have {} it (answered_by \"{}\")",
@@ -80,6 +81,48 @@ pub fn verify_outcome(
             Err(format!("it is {} yet carries answers", outcome.status))
         }
         _ => Ok(()),
+    }
+}
+
+/// The decision fields, when present, must agree with `answered_by`: a person's outcome
+/// cannot claim a policy decided it, nor the reverse (an asker requiring a person relies on
+/// it).
+fn check_decision(outcome: &Outcome) -> Result<(), String> {
+    let by = outcome.answered_by.as_str();
+    let named = decider_of(by);
+    if let Some(claimed) = outcome.decided_by {
+        if Some(claimed) != named {
+            return Err(format!(
+                "decided_by \"{}\" disagrees with answered_by \"{}\"",
+                decided_by_word(claimed),
+                crate::text::one_line(by)
+            ));
+        }
+    }
+    if let Some(rule) = outcome.rule.as_deref() {
+        if named != Some(DecidedBy::Policy) || rule != by {
+            return Err(format!(
+                "rule \"{}\" is not the policy in answered_by \"{}\"",
+                crate::text::one_line(rule),
+                crate::text::one_line(by)
+            ));
+        }
+    }
+    match (outcome.surface, named) {
+        (Some(Surface::Policy), Some(DecidedBy::Person)) => {
+            Err("a person's decision cannot come from surface \"policy\"".into())
+        }
+        (Some(surface), Some(DecidedBy::Policy)) if surface != Surface::Policy => Err(format!(
+            "a policy's decision cannot come from surface \"{surface}\""
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn decided_by_word(decided_by: DecidedBy) -> &'static str {
+    match decided_by {
+        DecidedBy::Person => "person",
+        DecidedBy::Policy => "policy",
     }
 }
 
@@ -136,3 +179,76 @@ mod with_request {
 
 #[cfg(feature = "validate")]
 pub use with_request::verify_outcome_for;
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeDelta, Utc};
+
+    use super::*;
+
+    fn outcome(status: OutcomeStatus, by: &str) -> Outcome {
+        let mut outcome = Outcome::new("r", status, by, "h/i", Utc::now());
+        outcome.request_sha256 = Some("ab".repeat(32));
+        outcome
+    }
+
+    #[test]
+    fn decision_fields_are_derived_from_who_answered() {
+        let placed = Utc::now() - TimeDelta::milliseconds(1500);
+        let person =
+            outcome(OutcomeStatus::Answered, "operator:ann").with_decision(Surface::Bubble, placed);
+        assert_eq!(person.decided_by, Some(DecidedBy::Person));
+        assert_eq!(person.rule, None);
+        assert_eq!(person.surface, Some(Surface::Bubble));
+        assert!(person.decision_ms.is_some_and(|ms| ms >= 1500));
+        assert_eq!(verify_outcome(&person, "r", None), Ok(()));
+
+        let policy = outcome(OutcomeStatus::Defaulted, "policy:autonomous")
+            .with_decision(Surface::Policy, placed);
+        assert_eq!(policy.decided_by, Some(DecidedBy::Policy));
+        assert_eq!(policy.rule.as_deref(), Some("policy:autonomous"));
+        assert_eq!(verify_outcome(&policy, "r", None), Ok(()));
+    }
+
+    #[test]
+    fn decided_by_must_agree_with_answered_by() {
+        let mut forged = outcome(OutcomeStatus::Defaulted, "policy:expiry");
+        forged.decided_by = Some(DecidedBy::Person);
+        let error = verify_outcome(&forged, "r", None).unwrap_err();
+        assert!(error.contains("decided_by \"person\""), "{error}");
+
+        let mut forged = outcome(OutcomeStatus::Answered, "operator:ann");
+        forged.decided_by = Some(DecidedBy::Policy);
+        assert!(verify_outcome(&forged, "r", None).is_err());
+
+        let mut forged = outcome(OutcomeStatus::Answered, "operator:ann");
+        forged.rule = Some("policy:autonomous".into());
+        assert!(verify_outcome(&forged, "r", None).is_err());
+
+        let mut forged = outcome(OutcomeStatus::Defaulted, "policy:expiry");
+        forged.rule = Some("policy:autonomous".into());
+        assert!(verify_outcome(&forged, "r", None).is_err());
+
+        let mut forged = outcome(OutcomeStatus::Defaulted, "policy:expiry");
+        forged.surface = Some(Surface::Window);
+        assert!(verify_outcome(&forged, "r", None).is_err());
+
+        let mut forged = outcome(OutcomeStatus::Answered, "operator:ann");
+        forged.surface = Some(Surface::Policy);
+        assert!(verify_outcome(&forged, "r", None).is_err());
+    }
+
+    #[test]
+    fn outcomes_without_decision_fields_still_read_and_verify() {
+        let old = outcome(OutcomeStatus::Defaulted, "policy:autonomous");
+        let read = Outcome::from_file_bytes(&old.to_file_bytes()).unwrap();
+        assert_eq!(read.decided_by, None);
+        assert_eq!(read.decider(), Some(DecidedBy::Policy));
+        assert_eq!(verify_outcome(&read, "r", None), Ok(()));
+        let text = String::from_utf8(old.to_file_bytes()).unwrap();
+        assert!(
+            !text.contains("decided_by"),
+            "absent fields are not written"
+        );
+    }
+}

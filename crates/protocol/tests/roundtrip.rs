@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use inbox_protocol::model::QuestionType;
 use inbox_protocol::{
-    parse_request, sha256_hex, Choice, Dialect, Expiry, Mode, Outcome, OutcomeStatus, Priority,
-    Problem, Question, QuestionKind, Request, Source,
+    parse_request, sha256_hex, Choice, DecidedBy, Dialect, Expiry, Mode, Outcome, OutcomeStatus,
+    Priority, Problem, Question, QuestionKind, Request, Source, Surface,
 };
 use proptest::prelude::*;
 use proptest::sample::subsequence;
@@ -628,6 +628,20 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
             // `null` reads back as no reply, and no inbox writes one.
             proptest::option::of(simple_json().prop_filter("not null", |v| !v.is_null())),
         ),
+        (
+            proptest::option::of(prop_oneof![
+                Just(DecidedBy::Person),
+                Just(DecidedBy::Policy)
+            ]),
+            proptest::option::of(text(20)),
+            proptest::option::of(prop_oneof![
+                Just(Surface::Window),
+                Just(Surface::Bubble),
+                Just(Surface::Cli),
+                Just(Surface::Policy),
+            ]),
+            proptest::option::of(any::<u64>()),
+        ),
     )
         .prop_map(
             |(
@@ -635,6 +649,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 (answers, custom, defaulted),
                 (notes, reason, errors, request_sha256),
                 (at, reply),
+                (decided_by, rule, surface, decision_ms),
             )| Outcome {
                 inbox: 1,
                 id,
@@ -647,6 +662,10 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 errors,
                 answered_by,
                 answered_at: at.to_utc(),
+                decided_by,
+                rule,
+                surface,
+                decision_ms,
                 request_sha256,
                 instance,
                 reply,

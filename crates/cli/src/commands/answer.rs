@@ -9,7 +9,7 @@ use chrono::SecondsFormat;
 use inbox_engine::{Area, Engine, SettleError, Spool};
 use inbox_protocol::problem::pointer_token;
 use inbox_protocol::text::one_line;
-use inbox_protocol::{coerce_cli_values, parse_request, Outcome, Problem};
+use inbox_protocol::{coerce_cli_values, parse_request, Outcome, Problem, Surface};
 use serde_json::{Map, Value};
 
 use crate::args::{AnswerArgs, LocationArgs};
@@ -28,7 +28,7 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
 
     let mut engine = locations::open_engine(locations)?;
     let result = if let Some(reason) = &args.decline {
-        engine.decline(id, reason, version)
+        engine.decline(id, reason, version, Surface::Cli)
     } else {
         let given = match given {
             Some(given) => given,
@@ -41,7 +41,7 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
                 }
             },
         };
-        engine.answer(id, &given, version)
+        engine.answer(id, &given, version, Surface::Cli)
     };
     report(&engine, id, result)
 }

@@ -56,6 +56,7 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
     let options = AskOptions {
         timeout: args.timeout,
         cancel: None,
+        require_person: args.require_person,
     };
     let reply = match asker.wait(id, &options) {
         Ok(reply) => reply,
@@ -64,6 +65,16 @@ pub fn run(locations: &LocationArgs, args: &AskArgs) -> Result<u8> {
         Err(error @ AskError::BadOutcome { .. }) => {
             output::stderr(&format!("{error}; it is not taken as an answer"));
             return Ok(exit::BAD_OUTCOME);
+        }
+        // `--require-person`: defaults a policy gave are not an answer. The outcome is still
+        // printed, so a script can see which policy settled it.
+        Err(AskError::SettledByPolicy { outcome }) => {
+            output::json(&outcome)?;
+            output::stderr(&format!(
+                "request {id} was {} by {}, not by a person; --require-person refuses it",
+                outcome.status, outcome.answered_by
+            ));
+            return Ok(exit::SETTLED_BY_POLICY);
         }
         Err(error) => {
             return Err(

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use inbox_client::Asker;
-use inbox_mcp::{Origin, Settings};
+use inbox_mcp::{Autonomy, Origin, Settings};
 
 use crate::args::{LocationArgs, McpArgs};
 use crate::{exit, locations};
@@ -18,6 +18,7 @@ pub fn run(locations: &LocationArgs, args: &McpArgs) -> Result<u8> {
     let settings = Settings {
         progress_every: args.progress_every,
         expiry_grace: args.expiry_grace,
+        autonomy: Autonomy::allowed_if(args.allow_autonomous),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

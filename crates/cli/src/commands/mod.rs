@@ -3,6 +3,7 @@
 
 pub mod answer;
 pub mod ask;
+pub mod audit;
 pub mod cancel;
 pub mod check;
 pub mod demo;

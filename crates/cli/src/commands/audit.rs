@@ -1,0 +1,86 @@
+//! `audit export [--output FILE]` and `audit verify [--file FILE] [--head HASH]`: the
+//! hash-chained event log (inbox_engine::audit), written out and checked.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use inbox_engine::audit::{self, Entry};
+use inbox_engine::Store;
+
+use crate::args::{AuditArgs, AuditCommand, AuditExportArgs, AuditVerifyArgs, LocationArgs};
+use crate::{exit, locations, output};
+
+pub fn run(locations: &LocationArgs, args: &AuditArgs) -> Result<u8> {
+    match &args.command {
+        AuditCommand::Export(args) => export(locations, args),
+        AuditCommand::Verify(args) => verify(locations, args),
+    }
+}
+
+fn export(locations: &LocationArgs, args: &AuditExportArgs) -> Result<u8> {
+    let lines = audit::to_json_lines(&stored_entries(locations)?);
+    match &args.output {
+        Some(path) => std::fs::write(path, output::json_escaped(&lines))
+            .with_context(|| format!("cannot write the audit log to {}", path.display()))?,
+        None => output::json_text(&lines)?,
+    }
+    Ok(exit::OK)
+}
+
+fn verify(locations: &LocationArgs, args: &AuditVerifyArgs) -> Result<u8> {
+    let (entries, what) = match &args.file {
+        Some(path) => (
+            exported_entries(path)?,
+            format!("the export {}", path.display()),
+        ),
+        None => (stored_entries(locations)?, "the audit log".to_owned()),
+    };
+    let checked = match &args.head {
+        Some(head) => audit::verify_with_head(&entries, head),
+        None => audit::verify(&entries),
+    };
+    match checked {
+        Ok(intact) => {
+            output::stdout(&format!(
+                "{what} is intact: {} entries; head {}\n",
+                intact.entries, intact.head
+            ))?;
+            Ok(exit::OK)
+        }
+        Err(broken) => {
+            output::stderr(&format!("answer-inbox: {what} is broken: {broken}"));
+            Ok(exit::FAILURE)
+        }
+    }
+}
+
+/// The database's log. A database that does not exist is an error, not an empty log: the
+/// wrong --db should not look like a clean history.
+fn stored_entries(locations: &LocationArgs) -> Result<Vec<Entry>> {
+    let path = locations::db_path(locations)?;
+    if !path.exists() {
+        bail!(
+            "no inbox database at {} (give --db FILE or ANSWER_INBOX_DB)",
+            path.display()
+        );
+    }
+    let store = Store::open(&path)
+        .with_context(|| format!("cannot open the database {}", path.display()))?;
+    store
+        .audit_entries()
+        .with_context(|| format!("cannot read the audit log from {}", path.display()))
+}
+
+fn exported_entries(path: &Path) -> Result<Vec<Entry>> {
+    let mut text = String::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the export from standard input")?;
+    } else {
+        text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the export {}", path.display()))?;
+    }
+    audit::parse_export(&text).map_err(|problem| anyhow::anyhow!("{}: {problem}", path.display()))
+}
