@@ -19,8 +19,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
         tells the operator, and writes exactly one outcome file back, which the pipeline reads.\n\n\
         Exit codes: 0 success; 1 failure (invalid input, unknown id, I/O); 2 usage error; \
         3 the request is already settled (answer, cancel); 4 the answer is kept, not yet \
-        written: the spool would not take it (answer); for `ask --wait`: 10 declined, \
-        11 expired, 12 rejected, 13 cancelled, 124 timed out.",
+        written: the spool would not take it (answer); 5 the request changed: not the version \
+        shown (answer); 6 the request is blocked (answer); for `ask --wait`: 10 declined, \
+        11 expired, 12 rejected, 13 cancelled, 14 the outcome file cannot be trusted, \
+        15 a policy settled it (--require-person), 124 timed out.",
     after_help = "The protocol: docs/PROTOCOL.md, or `answer-inbox schema request|outcome`."
 )]
 pub struct Cli {
