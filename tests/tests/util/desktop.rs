@@ -31,8 +31,12 @@ use crate::util::Inbox;
 pub const STEP: Duration = Duration::from_secs(20);
 /// How long the app may take to start and show its first list.
 pub const START: Duration = Duration::from_secs(60);
+/// How long the first tauri-driver gets to open a session before a second one is started
+/// (a WebKit start takes 2 to 15 s on a busy 2-core machine).
+const FIRST_TRY: Duration = Duration::from_secs(30);
 
-/// The operator name the app records: `operator:e2e`.
+/// `$USER` in the app's environment. Not what it records: a person's answer is
+/// `operator:<the OS account>` whatever `$USER` says, which these tests check.
 pub const USER: &str = "e2e";
 
 /// One desktop at a time per test process.
@@ -159,12 +163,34 @@ impl Desktop {
         )
         .unwrap();
         inbox_harness::set_mode(&wrapper, 0o755);
-        let connected = desktop
+        let mut connected = desktop
             .driver
             .as_mut()
             .unwrap()
-            .connect(&wrapper, START)
+            .connect(&wrapper, FIRST_TRY)
             .await;
+        if let Err(error) = &connected {
+            // Now and then WebKitWebDriver closes every connection from its start ("connection
+            // closed before message completed") however long one retries: a flake of the
+            // machine's WebDriver, not of the app. A fresh tauri-driver gets a fresh one.
+            eprintln!(
+                "desktop: no WebDriver session within {FIRST_TRY:?} ({error}); starting \
+                 tauri-driver again\n{}",
+                desktop.logs_tail()
+            );
+            drop(desktop.driver.take());
+            let (dirs, inbox) = (&desktop.dirs, &desktop.inbox);
+            let driver = Driver::start(&desktop.session, &desktop.driver_log, |cmd| {
+                dirs.apply(cmd, &inbox.spool(), &inbox.db(), USER)
+            });
+            desktop.driver = Some(driver);
+            connected = desktop
+                .driver
+                .as_mut()
+                .unwrap()
+                .connect(&wrapper, START)
+                .await;
+        }
         let client = connected.unwrap_or_else(|error| panic!("{error}\n{}", desktop.logs_tail()));
         desktop.client = Some(client);
         eprintln!(
