@@ -250,6 +250,16 @@ fn forged_outcomes_block_the_request_instead_of_answering_it() {
             "written by",
         ),
         (
+            "policy-that-chose",
+            Box::new(|spool, id| {
+                let mut o = honest_outcome(spool, id, json!({"go": true}));
+                o.status = OutcomeStatus::Defaulted;
+                o.answered_by = "policy:expiry".into();
+                o.to_file_bytes()
+            }),
+            "other than the request's defaults",
+        ),
+        (
             "free-form-name",
             Box::new(|spool, id| {
                 let mut o = honest_outcome(spool, id, json!({"go": true}));

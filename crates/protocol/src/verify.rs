@@ -170,6 +170,24 @@ mod with_request {
             }
             OutcomeStatus::Declined | OutcomeStatus::Expired => {}
         }
+        // A policy decides nothing of its own: it can only stand in the request's defaults,
+        // and autonomous mode only for a request that asked for it. Otherwise a writer could
+        // record its own choice as "a rule allowed it".
+        if outcome.answered_by.starts_with(super::POLICY_PREFIX)
+            && outcome.status != OutcomeStatus::Rejected
+        {
+            if outcome.answers != crate::fill_defaults(request).set.answers {
+                return Err(format!(
+                    "{} answered with something other than the request's defaults",
+                    crate::text::one_line(&outcome.answered_by)
+                ));
+            }
+            if outcome.answered_by == crate::outcome::BY_AUTONOMOUS
+                && request.mode != crate::model::Mode::Autonomous
+            {
+                return Err("autonomous mode settled a request that did not ask for it".into());
+            }
+        }
         if outcome.reply != crate::dialect_reply(request, outcome) {
             return Err("its reply does not match its answers".into());
         }
@@ -185,6 +203,8 @@ mod tests {
     use chrono::{TimeDelta, Utc};
 
     use super::*;
+    #[cfg(feature = "validate")]
+    use crate::outcome::{BY_AUTONOMOUS, BY_EXPIRY};
 
     fn outcome(status: OutcomeStatus, by: &str) -> Outcome {
         let mut outcome = Outcome::new("r", status, by, "h/i", Utc::now());
@@ -250,5 +270,35 @@ mod tests {
             !text.contains("decided_by"),
             "absent fields are not written"
         );
+    }
+
+    /// A policy can only stand in the defaults, and autonomous mode only where asked for.
+    #[cfg(feature = "validate")]
+    #[test]
+    fn a_policy_outcome_carries_the_defaults_and_nothing_else() {
+        let request = |mode: &str| {
+            let body = serde_json::json!({"inbox": 1, "id": "r", "title": "Deploy", "mode": mode,
+                "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": false}]});
+            crate::parse_request(body.to_string().as_bytes(), Some("r")).unwrap()
+        };
+        let settled = |request: &crate::model::Request, by: &str, go: bool| {
+            let mut outcome = Outcome::new("r", OutcomeStatus::Defaulted, by, "h/i", Utc::now());
+            outcome.request_sha256 = Some(request.sha256.clone());
+            outcome.answers.insert("go".into(), serde_json::json!(go));
+            outcome
+        };
+        let autonomous = request("autonomous");
+        assert!(
+            verify_outcome_for(&settled(&autonomous, BY_AUTONOMOUS, false), &autonomous).is_ok()
+        );
+        let chose = verify_outcome_for(&settled(&autonomous, BY_AUTONOMOUS, true), &autonomous);
+        assert!(chose
+            .unwrap_err()
+            .contains("other than the request's defaults"));
+        let interactive = request("interactive");
+        let unasked =
+            verify_outcome_for(&settled(&interactive, BY_AUTONOMOUS, false), &interactive);
+        assert!(unasked.unwrap_err().contains("did not ask for it"));
+        assert!(verify_outcome_for(&settled(&interactive, BY_EXPIRY, false), &interactive).is_ok());
     }
 }
