@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use inbox_desk::{
-    Desk, HistoryView, IpcError, ProblemView, RequestView, RowView, Settings, SpoolProblemView,
+    AlikeAnswerView, AlikeMemberView, AlikeTarget, Desk, HistoryView, IpcError, PolicyProblemView,
+    PolicyView, ProblemView, RequestView, RowView, Settings, SnoozeView, SpoolProblemView,
     StatusView, SubmitResult,
 };
 use serde_json::{Map, Value};
@@ -65,6 +66,74 @@ pub async fn check_answers(
     answers: Map<String, Value>,
 ) -> Answer<Vec<ProblemView>> {
     desk.inbox().check_answers(&id, &answers)
+}
+
+/// Snoozed requests, the soonest back first.
+#[tauri::command]
+pub async fn list_snoozed(desk: State<'_, Arc<Desk>>) -> Answer<Vec<RowView>> {
+    desk.inbox().snoozed()
+}
+
+/// `duration`: "15m", "1h", "1h 30m"; cut to the request's expiry if that is sooner.
+#[tauri::command]
+pub async fn snooze_request(
+    desk: State<'_, Arc<Desk>>,
+    id: String,
+    duration: String,
+) -> Answer<SnoozeView> {
+    desk.inbox().snooze(&id, &duration)
+}
+
+#[tauri::command]
+pub async fn unsnooze_request(desk: State<'_, Arc<Desk>>, id: String) -> Answer<bool> {
+    desk.inbox().unsnooze(&id)
+}
+
+/// The pending requests asking exactly what `id` asks, itself included, with the versions
+/// an answer to all of them sends back.
+#[tauri::command]
+pub async fn list_alike(desk: State<'_, Arc<Desk>>, id: String) -> Answer<Vec<AlikeMemberView>> {
+    desk.inbox().alike(&id)
+}
+
+/// One answer per member, each bound to the version the window listed.
+#[tauri::command]
+pub async fn answer_alike(
+    desk: State<'_, Arc<Desk>>,
+    members: Vec<AlikeTarget>,
+    answers: Map<String, Value>,
+) -> Answer<Vec<AlikeAnswerView>> {
+    desk.inbox().answer_alike(&members, &answers)
+}
+
+#[tauri::command]
+pub async fn get_policy(desk: State<'_, Arc<Desk>>) -> Answer<PolicyView> {
+    desk.policy()
+}
+
+/// The problems of policy text as typed, each with its line; nothing is written.
+#[tauri::command]
+pub async fn check_policy(
+    desk: State<'_, Arc<Desk>>,
+    text: String,
+) -> Answer<Vec<PolicyProblemView>> {
+    Ok(desk.check_policy(&text))
+}
+
+#[tauri::command]
+pub async fn save_policy(desk: State<'_, Arc<Desk>>, text: String) -> Answer<PolicyView> {
+    desk.save_policy(&text)
+}
+
+/// Opens the policy file in the system's editor for it (called from Rust only: the page
+/// has no opener permission).
+#[tauri::command]
+pub async fn open_policy_file(app: AppHandle, desk: State<'_, Arc<Desk>>) -> Answer<()> {
+    desk.open_policy(|path| {
+        app.opener()
+            .open_path(path.to_string_lossy(), None::<&str>)
+            .map_err(|e| e.to_string())
+    })
 }
 
 #[tauri::command]

@@ -246,7 +246,9 @@ fn watch_applies_policies_and_survives_bad_input() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let outcome: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(outcome["status"], "defaulted");
-    assert_eq!(outcome["answered_by"], "policy:autonomous");
+    // The shipped policy: a file asker's autonomous mode is honoured, by its rule.
+    assert_eq!(outcome["answered_by"], "policy:rule:file-askers");
+    assert_eq!(outcome["trigger"], "autonomous");
     assert_eq!(
         outcome["answers"],
         json!({"prune-branches": true, "retention": "30 days"})
@@ -310,7 +312,7 @@ fn ask_wait_require_person_exits_15_when_a_policy_settled_it() {
     let outcome: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(outcome["status"], "defaulted");
     assert_eq!(outcome["decided_by"], "policy");
-    assert_eq!(outcome["rule"], "policy:autonomous");
+    assert_eq!(outcome["rule"], "policy:rule:file-askers");
     assert_eq!(outcome["surface"], "policy");
     assert!(outcome["decision_ms"].is_u64(), "{outcome}");
     assert_eq!(watch.stop(), Some(0));

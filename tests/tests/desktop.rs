@@ -1014,3 +1014,180 @@ async fn a_langgraph_interrupt_is_answered_in_the_window_and_replied_as_a_human_
     );
     d.finish().await;
 }
+
+/// Asks to settle itself (autonomous, a default for its one question) but is marked critical:
+/// the shipped policy's first rule, critical-needs-a-person, holds it for a person.
+const HELD: &str = r#"{"inbox": 1, "title": "Rotate the signing key",
+  "source": {"app": "keyring", "run": "rotate-31"},
+  "priority": "critical", "mode": "autonomous", "timeout_seconds": 7200,
+  "questions": [{"id": "go", "type": "confirm", "default": false,
+                 "question": "Rotate the production signing key now?"}]}"#;
+
+/// A request held by the operator's policy is shown held, with the reason and the
+/// rule, in the list and on the request; the policy is edited in Settings, where an invalid
+/// text is listed by line and cannot be saved, and a valid one saved there is in force at
+/// once: the held request's own autonomous mode now settles it.
+#[tokio::test]
+async fn a_request_the_policy_holds_is_shown_held_and_the_policy_is_edited_in_settings() {
+    let d = Desktop::start().await;
+    d.place_request("rotate-key", HELD);
+
+    let row = d.row("rotate-key").await;
+    let badge = d.find_in(&row, "[data-testid=held]").await;
+    let label = d.text_of(&badge).await;
+    assert!(label.contains("critical-needs-a-person"), "badge: {label}");
+    let title = badge.attr("title").await.unwrap().unwrap_or_default();
+    assert!(
+        title.contains("autonomous mode is held for a person"),
+        "title: {title}"
+    );
+
+    d.open("rotate-key").await;
+    let held = d.text("[data-testid=policy-held]").await;
+    assert!(held.contains("held for a person"), "{held}");
+    assert!(held.contains("critical-needs-a-person"), "{held}");
+    assert_eq!(
+        d.text("[data-testid=policy-rule]").await.trim(),
+        "critical-needs-a-person"
+    );
+    // The policy takes no timed step of its own here; the request's expiry is counted down.
+    d.find("[data-testid=answer-view] [data-testid=countdown]")
+        .await;
+    d.screenshot("held").await;
+    assert!(
+        !d.outcome_path("rotate-key").exists(),
+        "nothing settled the held request"
+    );
+
+    // Settings: no policy file yet, so the shipped policy is shown.
+    d.nav("Settings").await;
+    let editor = d.find("[data-testid=policy-text]").await;
+    let shipped = inbox_engine::inbox_policy::SHIPPED;
+    assert_eq!(
+        editor.prop("value").await.unwrap().unwrap_or_default(),
+        shipped
+    );
+    let policy_file = d.root().join("config/answer-inbox/policy.toml");
+    assert_eq!(
+        d.text("[data-testid=policy-path]").await.trim(),
+        policy_file.display().to_string()
+    );
+
+    // An unknown key in the last rule: listed with its line, and Save refused.
+    let broken = format!("{shipped}bogus = 1\n");
+    let bad_line = broken.lines().count();
+    set_policy_text(&d, &broken).await;
+    let problem = d.find("[data-testid=policy-problem]").await;
+    assert_eq!(
+        problem.attr("data-line").await.unwrap().as_deref(),
+        Some(bad_line.to_string().as_str())
+    );
+    let text = d.text_of(&problem).await;
+    assert!(text.contains(&format!("line {bad_line}")), "{text}");
+    let save = d.find("[data-testid=policy-save]").await;
+    assert!(
+        !save.is_enabled().await.unwrap(),
+        "Save is refused while invalid"
+    );
+    assert!(!d.text("[data-testid=policy-save-reason]").await.is_empty());
+    // The problem's place puts the cursor on its line, which scrolls the editor there.
+    let place = d.find_in(&problem, "button").await;
+    d.click_element(&place).await;
+    d.js("document.getElementById('policy-title').scrollIntoView({block: 'start'}); return true")
+        .await;
+    d.screenshot("policy-settings").await;
+    assert!(!policy_file.exists(), "an invalid policy is never written");
+
+    // A valid policy that honours autonomous mode: saved, and in force within seconds.
+    let honour =
+        "[[rule]]\nname = \"let-it-go\"\nautonomous = \"honour\"\non_expiry = \"default\"\n";
+    set_policy_text(&d, honour).await;
+    d.click("[data-testid=policy-save]").await;
+    d.find("[data-testid=policy-saved]").await;
+    assert_eq!(std::fs::read_to_string(&policy_file).unwrap(), honour);
+    let outcome = d.wait_for_outcome("rotate-key").await;
+    assert_eq!(outcome["status"], "defaulted", "{outcome:#}");
+    assert_eq!(outcome["answers"], json!({"go": false}), "{outcome:#}");
+    d.finish().await;
+}
+
+/// Replaces the policy editor's text as typing would (Svelte hears the input event).
+async fn set_policy_text(d: &Desktop, text: &str) {
+    let editor = d.find("[data-testid=policy-text]").await;
+    d.js_with(
+        "const [el, text] = arguments; el.value = text; \
+         el.dispatchEvent(new Event('input', {bubbles: true})); return true",
+        vec![json!(editor), json!(text)],
+    )
+    .await;
+}
+
+/// A snoozed request leaves the Pending list for the Snoozed section, with when it is back,
+/// and Unsnooze brings it back.
+#[tokio::test]
+async fn snoozing_puts_a_request_away_until_it_is_unsnoozed() {
+    let d = Desktop::start().await;
+    d.place_request("migrate-1", MIGRATE);
+    d.open("migrate-1").await;
+    d.click("[data-testid=snooze][data-duration='1h']").await;
+    let note = d.text("[data-testid=snoozed-note]").await;
+    assert!(note.contains("Snoozed until"), "{note}");
+
+    d.click("[data-testid=back-to-list]").await;
+    d.wait_gone("[data-testid=row][data-id=migrate-1]").await;
+    d.click("[data-testid=snoozed-toggle]").await;
+    let snoozed = d.find("[data-testid=snoozed-row][data-id=migrate-1]").await;
+    let until = d
+        .text_of(&d.find_in(&snoozed, "[data-testid=snoozed-until]").await)
+        .await;
+    assert!(
+        until.contains("back in 59 min") || until.contains("back in 1 h"),
+        "{until}"
+    );
+
+    let unsnooze = d.find_in(&snoozed, "[data-testid=unsnooze]").await;
+    d.click_element(&unsnooze).await;
+    d.row("migrate-1").await;
+    d.wait_gone("[data-testid=snoozed-section]").await;
+    d.finish().await;
+}
+
+/// Requests that ask the same are answered together from one of them, after a screen that
+/// lists every request id it will settle; each gets its own outcome.
+#[tokio::test]
+async fn alike_requests_are_answered_together_after_listing_each() {
+    let d = Desktop::start().await;
+    let ids = ["ship-run-1", "ship-run-2", "ship-run-3"];
+    for (n, id) in ids.iter().enumerate() {
+        let body = json!({"inbox": 1, "title": format!("Ship build {n}"),
+            "source": {"app": "ci", "run": id},
+            "questions": [{"id": "q1", "type": "confirm", "question": "Ship this build?"}]});
+        d.place_request(id, &body.to_string());
+        d.row(id).await;
+    }
+    d.open("ship-run-2").await;
+    let offer = d.text("[data-testid=alike-offer]").await;
+    assert!(offer.contains('3'), "{offer}");
+    d.click("[data-testid=yes]").await;
+    d.click("[data-testid=answer-alike]").await;
+    d.find("[data-testid=alike-confirm]").await;
+    let mut listed: Vec<String> = Vec::new();
+    for member in d.all("[data-testid=alike-member]").await {
+        listed.push(member.attr("data-id").await.unwrap().unwrap_or_default());
+    }
+    listed.sort();
+    assert_eq!(listed, ids, "every request it will settle is listed first");
+    for id in ids {
+        assert!(!d.outcome_path(id).exists(), "nothing is sent before Send");
+    }
+
+    d.click("[data-testid=alike-send]").await;
+    d.find("[data-testid=alike-results]").await;
+    for id in ids {
+        let outcome = d.wait_for_outcome(id).await;
+        assert_answered(&outcome, id, json!({"q1": true}), json!([]));
+    }
+    let tally = d.text("[data-testid=alike-tally]").await;
+    assert!(tally.contains("3 answered"), "{tally}");
+    d.finish().await;
+}

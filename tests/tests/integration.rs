@@ -3,6 +3,7 @@
 
 mod util;
 
+mod alike;
 mod audit;
 mod cli;
 mod crash;

@@ -716,10 +716,19 @@ async fn without_allow_autonomous_a_call_cannot_settle_itself() {
     session.close().await;
 }
 
-/// With the operator's leave, `mode` is offered and autonomous mode works as before.
+/// With the operator's leave, `mode` is offered, and autonomous mode works where the
+/// operator's policy honours it for this client (the shipped policy holds every agent's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_allow_autonomous_a_call_may_settle_by_its_defaults() {
     let inbox = Inbox::new();
+    let policy = inbox.policy_file();
+    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"trusted-pipeline\"\ntool = \"ask_operator\"\n\
+         app = \"trusted-pipeline\"\nautonomous = \"honour\"\n",
+    )
+    .unwrap();
     let _watch = watch(&inbox);
     let session = Session::start_with(
         &inbox,
@@ -739,10 +748,8 @@ async fn with_allow_autonomous_a_call_may_settle_by_its_defaults() {
     let result = session.ask(self_settling()).await.unwrap();
     let structured = result.structured_content.clone().unwrap();
     assert_eq!(structured["status"], "defaulted", "{structured:#}");
-    assert!(
-        structured["answered_by"]
-            .as_str()
-            .is_some_and(|by| by.starts_with("policy:")),
+    assert_eq!(
+        structured["answered_by"], "policy:rule:trusted-pipeline",
         "{structured:#}"
     );
     assert_eq!(

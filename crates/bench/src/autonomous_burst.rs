@@ -373,7 +373,7 @@ fn check_outcomes(spool: &Spool, n: usize, side: Side) -> anyhow::Result<()> {
             .with_context(|| format!("{} is not JSON", entry.path().display()))?;
         anyhow::ensure!(
             outcome["status"] == "defaulted"
-                && outcome["answered_by"] == "policy:autonomous"
+                && outcome["answered_by"] == "policy:rule:file-askers"
                 && outcome["answers"]["prune"] == true,
             "{:?}: unexpected outcome {outcome}",
             side
@@ -391,7 +391,7 @@ fn settle_runs(log: &Path) -> usize {
     let mut runs = 0;
     let mut in_run = false;
     for line in text.lines() {
-        let settled = line.contains(" defaulted ") && line.contains("by policy:autonomous");
+        let settled = line.contains(" defaulted ") && line.contains("by policy:rule:file-askers");
         if settled && !in_run {
             runs += 1;
         }
@@ -572,7 +572,7 @@ fn defaulted_outcome(
         "answers": answers,
         "custom": [],
         "defaulted": defaulted,
-        "answered_by": "policy:autonomous",
+        "answered_by": "policy:rule:file-askers",
         "answered_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         "request_sha256": sha,
         "instance": instance,

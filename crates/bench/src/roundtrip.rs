@@ -86,7 +86,7 @@ fn autonomous(n: usize) -> anyhow::Result<(Summary, Summary, Summary)> {
         let outcome_seen = bare.wait_for(&spool.path(Area::Answers, &id))?;
         let settled = engine.wait_for(|e| {
             matches!(e, Event::Settled { id: got, answered_by, .. }
-                if *got == id && answered_by == "policy:autonomous")
+                if *got == id && answered_by == "policy:rule:file-askers")
         })?;
         if i >= WARMUP {
             bare_samples.push(request_seen - started);

@@ -70,6 +70,18 @@ pub struct LocationArgs {
         help_heading = "Global options"
     )]
     pub team: Option<String>,
+
+    /// The operator's policy file (TOML; see docs/POLICY.md) [default: <XDG config
+    /// dir>/answer-inbox/policy.toml; without that file the shipped policy applies].
+    #[arg(
+        long,
+        global = true,
+        env = "ANSWER_INBOX_POLICY",
+        value_name = "FILE",
+        help_heading = "Global options",
+        value_parser = path_or_empty()
+    )]
+    pub policy: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -85,6 +97,90 @@ pub enum Command {
     Demo(DemoArgs),
     Mcp(McpArgs),
     Audit(AuditArgs),
+    Policy(PolicyArgs),
+    Snooze(SnoozeArgs),
+    Unsnooze(UnsnoozeArgs),
+}
+
+/// The operator's policy: check it, see which rule a request meets, print it.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "The operator's policy: which askers may settle their requests themselves \
+    (autonomous mode), what happens after a delay, escalation, how loudly to notify, quiet \
+    hours. A TOML file of rules tried in order, the first match applies (docs/POLICY.md). \
+    Without a policy file the shipped policy applies (`policy show --shipped`). A broken \
+    file never allows everything: the inbox keeps the last good policy, or holds every \
+    request for a person, and says so."
+)]
+pub struct PolicyArgs {
+    #[command(subcommand)]
+    pub command: PolicyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Check a policy file (default: the one in force) and report every problem with its
+    /// line. Exit 0 when it is valid, 1 otherwise.
+    Check(PolicyCheckArgs),
+    /// Which rule a request file meets and what will happen to it. The OS account that
+    /// placed it is the file's owner (or --account).
+    Explain(PolicyExplainArgs),
+    /// Print the policy in force (the file, or the shipped policy when there is none).
+    Show(PolicyShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyCheckArgs {
+    /// The policy file to check [default: --policy, ANSWER_INBOX_POLICY or the default place].
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyExplainArgs {
+    /// The request file; `-` reads standard input.
+    #[arg(value_name = "REQUEST_FILE")]
+    pub file: PathBuf,
+
+    /// Judge it as placed by this OS account [default: the file's owner].
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyShowArgs {
+    /// Print the shipped policy, whatever is in force (a starting point for your own file).
+    #[arg(long)]
+    pub shipped: bool,
+}
+
+/// Snooze a pending request: it leaves the pending list and the tray count and is
+/// announced again when the snooze ends.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Snooze a pending request for a while: it leaves the pending list \
+    and the tray count, and is announced again when the snooze ends. A snooze never answers, \
+    and never reaches past the request's own expiry: it is cut to end there, and the output \
+    says so. `list --snoozed` shows snoozed requests; `unsnooze ID` ends a snooze now."
+)]
+pub struct SnoozeArgs {
+    /// The request id.
+    pub id: String,
+
+    /// How long: 30m, 2h, 1h 30m, 45s.
+    #[arg(value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Duration,
+}
+
+/// End a request's snooze now: it is pending again.
+#[derive(Debug, Args)]
+pub struct UnsnoozeArgs {
+    /// The request id.
+    pub id: String,
 }
 
 /// Validate request files without placing them.
@@ -148,7 +244,9 @@ pub struct ListArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Print a JSON array of request summaries (each with `id`) instead of a table.
+    /// Print a JSON array of request summaries (each with `id`) instead of a table. A
+    /// pending request that asks the same questions as others (see `answer --alike`) has
+    /// `"alike": {"fingerprint": HEX, "size": N}`: equal fingerprints are one group of N.
     #[arg(long)]
     pub json: bool,
 }
@@ -187,6 +285,7 @@ pub struct ShowArgs {
         answer-inbox answer pick-7 --set tags=payments --set tags=frontend\n  \
         answer-inbox answer deploy-42 --answers '{\"target\": \"staging\", \"migrate\": false}'\n  \
         answer-inbox answer deploy-42 --version 3f2a9c81d0e4 --set migrate=yes\n  \
+        answer-inbox answer deploy-42 --alike --set migrate=yes\n  \
         answer-inbox answer deploy-42 --decline 'not during the freeze'"
 )]
 #[command(group(clap::ArgGroup::new("response").required(true).args(["answers", "set", "decline"])))]
@@ -213,6 +312,19 @@ pub struct AnswerArgs {
     /// what `list` and `show` display.
     #[arg(long, value_name = "HASH")]
     pub version: Option<String>,
+
+    /// Answer ID and every other pending request that asks the same questions (`list`
+    /// shows these groups) with the same answers. First lists every request it will settle
+    /// (id, title, source, version) and asks; then answers each, bound to the version
+    /// listed, and prints one line per request. Exit 0 when all were answered, else the
+    /// code of the first that was not (3, 4, 5, 6 or 1, as for one request).
+    #[arg(long, conflicts_with_all = ["decline", "version"])]
+    pub alike: bool,
+
+    /// With --alike: answer without asking. Required when standard input is not a
+    /// terminal; without it nothing is answered there.
+    #[arg(long, requires = "alike")]
+    pub yes: bool,
 }
 
 /// Withdraw a pending request (the asker's side): places its cancel tombstone.
@@ -408,4 +520,14 @@ pub struct AuditVerifyArgs {
     /// grows), which detects a chain rewritten whole or cut short.
     #[arg(long, value_name = "HASH")]
     pub head: Option<String>,
+}
+
+/// A duration as people write it ("30m", "1h 30m"): at least one second.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text.trim())
+        .map_err(|error| format!("\"{text}\" is not a duration like 30m, 2h or 1h 30m: {error}"))?;
+    if duration < Duration::from_secs(1) {
+        return Err(format!("\"{text}\" is shorter than a second"));
+    }
+    Ok(duration)
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use inbox_engine::{locations, Engine, Spool, Trust};
+use inbox_engine::{locations, Engine, PolicySource, Spool, Trust};
 
 use crate::args::LocationArgs;
 
@@ -40,6 +40,26 @@ fn given_or_default(
     }
 }
 
+/// The policy file: `--policy`, `ANSWER_INBOX_POLICY`, or the default place (which may not
+/// exist: then the shipped policy applies).
+pub fn policy_path(args: &LocationArgs) -> Result<PathBuf> {
+    given_or_default(
+        args.policy.as_deref(),
+        locations::default_policy,
+        "--policy FILE or ANSWER_INBOX_POLICY",
+    )
+}
+
+/// The operator's policy, from its file. A broken file is said on standard error every
+/// time, and holds requests for a person (see `PolicySource`).
+pub fn policy(args: &LocationArgs) -> Result<PolicySource> {
+    let source = PolicySource::file(&policy_path(args)?);
+    if let Some(trouble) = source.trouble() {
+        crate::output::stderr(&format!("warning: {trouble}"));
+    }
+    Ok(source)
+}
+
 /// Who the spool is for: `--team GROUP` (or `ANSWER_INBOX_TEAM`), else private.
 pub fn trust(args: &LocationArgs) -> Trust {
     match args.team.as_deref().map(str::trim) {
@@ -61,7 +81,8 @@ pub fn open_spool(args: &LocationArgs) -> Result<Spool> {
 
 /// Opens the spool and the database as an engine, without events or notifications.
 pub fn open_engine(args: &LocationArgs) -> Result<Engine> {
-    let engine = locations::open_engine_with(&spool_path(args)?, &db_path(args)?, trust(args))?;
+    let engine = locations::open_engine_with(&spool_path(args)?, &db_path(args)?, trust(args))?
+        .with_policy(policy(args)?);
     warn(engine.spool());
     Ok(engine)
 }

@@ -48,6 +48,9 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Demo(_) => commands::demo::run(locations),
         Command::Mcp(args) => commands::mcp::run(locations, args),
         Command::Audit(args) => commands::audit::run(locations, args),
+        Command::Policy(args) => commands::policy::run(locations, args),
+        Command::Snooze(args) => commands::snooze::snooze(locations, args),
+        Command::Unsnooze(args) => commands::snooze::unsnooze(locations, args),
     }
 }
 

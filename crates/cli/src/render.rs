@@ -13,11 +13,12 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Local, TimeDelta, Utc};
+use inbox_engine::alike::AlikeGroup;
 use inbox_engine::store::LoggedEvent;
 use inbox_engine::{RequestDetail, RequestSummary, State};
 use inbox_protocol::text::{multi_line, one_line};
 use inbox_protocol::{
-    Outcome, Problem, Question, QuestionKind, Request, Rules, Source, TextFormat,
+    AnswerSet, Outcome, Problem, Question, QuestionKind, Request, Rules, Source, TextFormat,
 };
 use serde_json::Value;
 
@@ -571,6 +572,81 @@ fn event_text(kind: &str, detail: &Value) -> String {
         }
     }
     text
+}
+
+/// The end of the `list` table when requests ask the same questions: one line per group,
+/// its size and every id in it, oldest first, and how to answer them at once.
+pub fn alike_lines(groups: &[AlikeGroup]) -> String {
+    let mut text = String::from(
+        "\nAlike (the same questions; `answer-inbox answer ID --alike` answers a group at once):\n",
+    );
+    for group in groups {
+        let ids: Vec<String> = group.members.iter().map(|m| line(&m.id)).collect();
+        let _ = writeln!(text, "  {} alike: {}", group.members.len(), ids.join(", "));
+    }
+    text
+}
+
+/// The screen `answer --alike` shows before it answers: every request it will settle
+/// (id, title, source, the version each answer is bound to) and the answers each gets.
+/// `members` pairs each request with its version (SHA-256 hex).
+pub fn alike_screen(
+    fingerprint: &str,
+    members: &[(&RequestSummary, &str)],
+    answers: &AnswerSet,
+) -> String {
+    let mut text = if members.len() == 1 {
+        "No other pending request asks the same questions; this one is answered alone, \
+         bound to the version listed:\n\n"
+            .to_owned()
+    } else {
+        format!(
+            "{} requests ask the same questions (fingerprint {}); each gets its own \
+             outcome, bound to the version listed:\n\n",
+            members.len(),
+            short_hex(fingerprint)
+        )
+    };
+    let mut table = vec![["ID", "TITLE", "SOURCE", "VERSION"]
+        .map(str::to_owned)
+        .to_vec()];
+    for (summary, version) in members {
+        table.push(vec![
+            line(&summary.id),
+            truncate(&line(&summary.title), TITLE_WIDTH),
+            source_short(&summary.source),
+            short_hex(version).to_owned(),
+        ]);
+    }
+    text.push_str(&indent(&align(&table), "  "));
+    text.push_str("\n\nThe answers, the same for each:\n");
+    let width = answers
+        .answers
+        .keys()
+        .map(|k| line(k).chars().count())
+        .max()
+        .unwrap_or(0);
+    for (id, value) in &answers.answers {
+        let mark = if answers.defaulted.contains(id) {
+            "  (default)"
+        } else if answers.custom.contains(id) {
+            "  (fill-in)"
+        } else {
+            ""
+        };
+        let value = answer_value(value);
+        if value.contains('\n') {
+            let _ = writeln!(text, "  {}:{mark}\n{}", line(id), indent(&value, "      "));
+        } else {
+            let _ = writeln!(text, "  {:<width$}  {value}{mark}", line(id));
+        }
+    }
+    text
+}
+
+/// A hash as people read it: its first 12 hex digits (what `--version` needs at least).
+fn short_hex(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
 }
 
 #[cfg(test)]

@@ -366,7 +366,15 @@ fn an_async_wait_ends_promptly_on_cancel_and_on_timeout() {
     assert_eq!(reply, Reply::TimedOut { id: "at1".into() });
 }
 
-/// The outcome a policy writes for [`request`] `id`: its default taken for the answer.
+/// A request in autonomous mode whose one question has a default: what a policy may settle.
+fn autonomous_request(id: &str) -> String {
+    format!(
+        r#"{{"inbox": 1, "id": "{id}", "mode": "autonomous", "questions": [{{"id": "go", "question": "Go?", "type": "confirm", "default": true}}]}}"#
+    )
+}
+
+/// The outcome a policy writes for [`autonomous_request`] `id`: its default taken for the
+/// answer, in autonomous mode (with the decision fields) or as an older inbox wrote it.
 fn policy_outcome(spool: &Spool, id: &str, by: &str, with_decision: bool) -> Vec<u8> {
     let placed = spool.read(Area::Questions, id).unwrap();
     let now = chrono::Utc::now();
@@ -375,7 +383,9 @@ fn policy_outcome(spool: &Spool, id: &str, by: &str, with_decision: bool) -> Vec
     outcome.answers.insert("go".into(), true.into());
     outcome.defaulted.push("go".into());
     if with_decision {
-        outcome = outcome.with_decision(inbox_client::Surface::Policy, now);
+        outcome = outcome
+            .with_decision(inbox_client::Surface::Policy, now)
+            .with_trigger(inbox_protocol::Trigger::Autonomous);
     }
     outcome.to_file_bytes()
 }
@@ -388,10 +398,10 @@ fn requiring_a_person_refuses_what_a_policy_settled() {
     // With the decision fields, and as an older inbox writes it: without them,
     // `answered_by` says a policy decided.
     for (id, by, with_decision) in [
-        ("auto", "policy:autonomous", true),
+        ("auto", "policy:rule:file-askers", true),
         ("old-expiry", "policy:expiry", false),
     ] {
-        let placed = asker.place(request(id), None).unwrap();
+        let placed = asker.place(autonomous_request(id), None).unwrap();
         asker
             .spool()
             .write_outcome(

@@ -1,5 +1,5 @@
-//! The running app without its window: the inbox, the background loop, notifications and
-//! settings, and the rules for changing them while the app runs. The Tauri shell holds one
+//! The running app without its window: the inbox, the background loop, notifications,
+//! settings and the policy file, and the rules for changing them while the app runs. The Tauri shell holds one
 //! [`Desk`] and forwards every command and tray click to it.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use crate::errors::{ErrorCode, IpcError};
 use crate::inbox::Inbox;
 use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
 use crate::settings::{check_settings, load_settings, save_settings, trust_in_words};
-use crate::views::{Settings, StatusView, SubmitResult, UiEvent};
+use crate::views::{PolicyProblemView, PolicyView, Settings, StatusView, SubmitResult, UiEvent};
 
 /// Where things are, decided once at start-up from the environment.
 #[derive(Debug, Clone)]
@@ -26,12 +26,16 @@ pub struct DeskConfig {
     pub default_spool: PathBuf,
     pub default_db: PathBuf,
     pub settings_path: PathBuf,
+    /// `ANSWER_INBOX_POLICY`, else `<XDG config>/answer-inbox/policy.toml`: the operator's
+    /// policy, shared with the command line (the shipped policy while it does not exist).
+    pub policy_path: PathBuf,
     /// Shown by the notification daemon.
     pub app_name: &'static str,
 }
 
 impl DeskConfig {
-    /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB` and the XDG directories.
+    /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB`, `ANSWER_INBOX_POLICY` and the XDG
+    /// directories.
     pub fn from_env(app_name: &'static str) -> Result<DeskConfig, IpcError> {
         let var = |name: &str| {
             std::env::var_os(name)
@@ -50,6 +54,10 @@ impl DeskConfig {
             default_spool: locations::default_spool().ok_or_else(missing)?,
             default_db: locations::default_db().ok_or_else(missing)?,
             settings_path: crate::settings::default_settings_path().ok_or_else(missing)?,
+            policy_path: match var("ANSWER_INBOX_POLICY") {
+                Some(path) => path,
+                None => locations::default_policy().ok_or_else(missing)?,
+            },
             app_name,
         })
     }
@@ -145,6 +153,39 @@ impl Desk {
             operator: operator_shown(),
             trust: trust_in_words(inbox.trust()),
             warnings,
+            policy_trouble: inbox.policy_trouble(),
+        })
+    }
+
+    /// The policy file as the Settings view edits it, with the inbox's report of trouble.
+    pub fn policy(&self) -> Result<PolicyView, IpcError> {
+        crate::policy::read_policy(&self.config.policy_path, self.inbox().policy_trouble())
+    }
+
+    /// The problems of policy text, each with its line; none when it may be saved.
+    pub fn check_policy(&self, text: &str) -> Vec<PolicyProblemView> {
+        crate::policy::check_policy(text)
+    }
+
+    /// Saves the policy file, if `text` is valid (see [`crate::policy::save_policy`]). The
+    /// loop takes the new policy at its next turn, within seconds, and judges every pending
+    /// request again by it.
+    pub fn save_policy(&self, text: &str) -> Result<PolicyView, IpcError> {
+        crate::policy::save_policy(&self.config.policy_path, text)
+    }
+
+    /// Opens the policy file in the operator's editor through `open`, writing the shipped
+    /// policy first when there is no file yet.
+    pub fn open_policy(
+        &self,
+        open: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<(), IpcError> {
+        let path = crate::policy::ensure_policy_file(&self.config.policy_path)?;
+        open(&path).map_err(|e| {
+            IpcError::new(
+                ErrorCode::Storage,
+                format!("cannot open {} in an editor: {e}", path.display()),
+            )
         })
     }
 
@@ -309,6 +350,7 @@ fn start_inbox(
         spool,
         &db,
         settings.trust(),
+        &config.policy_path,
         Box::new(notifier),
         Arc::clone(&hooks.emit),
     )

@@ -1,5 +1,5 @@
 //! The operations behind the window's commands, as plain methods: list, open, answer,
-//! decline. The Tauri commands are one-line wrappers over these, so everything here is
+//! decline, snooze, answer many alike. The Tauri commands are one-line wrappers over these, so everything here is
 //! tested without a window.
 //!
 //! An `Inbox` is one running loop on one spool and database ([`Background`]): the only
@@ -11,7 +11,11 @@
 //! Every answer and decline carries the version (the file's SHA-256) of the request the
 //! window showed, and the loop refuses to settle a file that no longer has it: what is
 //! answered is what the operator saw. Who answered is the engine's to record (the OS
-//! account running the app), never a name the app makes up.
+//! account running the app), never a name the app makes up. Answering a group of alike
+//! requests is one answer per member, each bound to the version of it the window listed.
+//!
+//! The loop's engine applies the operator's policy file (the one the command line uses); a
+//! broken file is reported by the loop, and kept here for the window to show until fixed.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,15 +23,15 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::notifier::Notifier;
-use inbox_engine::{locations, Command, Queries, Reader, SettleError, Trust};
+use inbox_engine::{locations, Command, PolicySource, Queries, Reader, SettleError, Trust};
 use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
 use crate::runtime::Background;
 use crate::views::{
-    HistoryView, OutcomeView, ProblemView, RequestView, RowView, SpoolProblemView, SubmitResult,
-    UiEvent,
+    AlikeAnswerView, AlikeMemberView, AlikeTarget, HistoryView, OutcomeView, ProblemView,
+    RequestView, RowView, SnoozeView, SpoolProblemView, SubmitResult, UiEvent,
 };
 
 /// How many settled requests the History view loads.
@@ -44,24 +48,46 @@ pub struct Inbox {
     spool: inbox_engine::Spool,
     db_path: PathBuf,
     trust: Trust,
+    /// What the loop last said of the policy file: set while it is broken.
+    policy_trouble: Arc<Mutex<Option<String>>>,
     /// Dropped last: stops the loop once nothing can send it commands.
     _background: Background,
 }
 
 impl Inbox {
     /// Opens (creating if needed) the spool, private or shared with a team as `trust`
-    /// says, and the database, and starts the loop on them, with `notifier`; every change
-    /// reaches `sink`. A directory that is not a spool is refused, untouched.
+    /// says, and the database, and starts the loop on them, with `notifier` and the
+    /// operator's policy file at `policy` (the shipped policy while there is none); every
+    /// change reaches `sink`. A directory that is not a spool is refused, untouched.
     pub fn start(
         spool_dir: &Path,
         db_path: &Path,
         trust: Trust,
+        policy: &Path,
         notifier: Box<dyn Notifier>,
         sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
     ) -> Result<Inbox, IpcError> {
         let storage = |e: String| IpcError::new(ErrorCode::Storage, e);
         let engine = locations::open_engine_with(spool_dir, db_path, trust.clone())
-            .map_err(|e| storage(e.to_string()))?;
+            .map_err(|e| storage(e.to_string()))?
+            .with_policy(PolicySource::file(policy));
+        // Known now, before the loop's first turn reports it to a window that may not listen
+        // yet; the loop's reports keep it current.
+        let policy_trouble = Arc::new(Mutex::new(
+            engine
+                .policy()
+                .trouble()
+                .map(|t| inbox_protocol::text::one_line(t).into_owned()),
+        ));
+        let sink = {
+            let policy_trouble = Arc::clone(&policy_trouble);
+            Arc::new(move |event: UiEvent| {
+                if let UiEvent::Policy { trouble } = &event {
+                    *policy_trouble.lock().unwrap_or_else(|p| p.into_inner()) = trouble.clone();
+                }
+                sink(event);
+            }) as Arc<dyn Fn(UiEvent) + Send + Sync>
+        };
         let spool = engine.spool().clone();
         let reader = Reader::open(db_path).map_err(|e| {
             storage(format!(
@@ -78,6 +104,7 @@ impl Inbox {
             spool,
             db_path: db_path.to_owned(),
             trust,
+            policy_trouble,
             _background: background,
         })
     }
@@ -98,6 +125,14 @@ impl Inbox {
     /// account. Looked at afresh each time, so a fixed permission stops being reported.
     pub fn spool_warnings(&self) -> Vec<String> {
         self.spool.warnings()
+    }
+
+    /// While the policy file is broken: what is wrong with it and what stands instead.
+    pub fn policy_trouble(&self) -> Option<String> {
+        self.policy_trouble
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Runs `read` over the read side. A panic while holding the lock leaves nothing
@@ -140,6 +175,103 @@ impl Inbox {
     pub fn pending_count(&self) -> Result<u32, IpcError> {
         let count = self.read(|q| q.pending_count())?;
         Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    /// Pending requests the operator snoozed, the soonest back first.
+    pub fn snoozed(&self) -> Result<Vec<RowView>, IpcError> {
+        Ok(self
+            .read(|q| q.snoozed())?
+            .iter()
+            .map(RowView::of)
+            .collect())
+    }
+
+    /// Takes a pending request out of the Pending list for `duration` ("15m", "1h 30m"), or
+    /// until it expires if that is sooner; it comes back, and is announced again, then.
+    pub fn snooze(&self, id: &str, duration: &str) -> Result<SnoozeView, IpcError> {
+        let duration = snooze_duration(duration)?;
+        let snoozed = self
+            .ask(Command::snooze(id, duration))?
+            .map_err(not_snoozable)?;
+        Ok(SnoozeView {
+            until: snoozed
+                .until
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            capped: snoozed.capped,
+        })
+    }
+
+    /// Ends a request's snooze now; false when it was not snoozed.
+    pub fn unsnooze(&self, id: &str) -> Result<bool, IpcError> {
+        self.ask(Command::unsnooze(id))?.map_err(not_snoozable)
+    }
+
+    /// The pending requests that ask exactly what `id` asks and may be answered now, `id`
+    /// included, oldest first, each with the version the window answers: a group when there
+    /// are two or more. Empty when `id` itself cannot be answered now.
+    pub fn alike(&self, id: &str) -> Result<Vec<AlikeMemberView>, IpcError> {
+        let members = self.read(|q| {
+            let Some(group) = inbox_engine::alike::alike_of(&q, id)? else {
+                return Ok(Vec::new());
+            };
+            let mut members = Vec::with_capacity(group.members.len());
+            for summary in &group.members {
+                // A member whose file cannot be read has no version to bind an answer to.
+                let Some(request) = q.detail(&summary.id)?.and_then(|d| d.request) else {
+                    continue;
+                };
+                members.push(AlikeMemberView {
+                    row: RowView::of(summary),
+                    version: request.sha256,
+                });
+            }
+            Ok::<_, inbox_engine::StoreError>(members)
+        })?;
+        Ok(members)
+    }
+
+    /// Answers every member with the same answers, each bound to the version the window
+    /// listed (see [`Inbox::alike`]): one outcome per member, each checked against its own
+    /// request. A member that is refused does not stop the others; each gets its result.
+    pub fn answer_alike(
+        &self,
+        members: &[AlikeTarget],
+        answers: &Map<String, Value>,
+    ) -> Result<Vec<AlikeAnswerView>, IpcError> {
+        if members.is_empty() {
+            return Err(IpcError::bad_input("no requests to answer"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = members.iter().find(|m| !seen.insert(m.id.as_str())) {
+            return Err(IpcError::bad_input(format!(
+                "request \"{}\" is listed twice; nothing was answered",
+                twice.id
+            )));
+        }
+        let pairs = members
+            .iter()
+            .map(|m| (m.id.clone(), m.version.clone()))
+            .collect();
+        let results = self.ask(Command::answer_alike(
+            pairs,
+            answers.clone(),
+            Surface::Window,
+        ))?;
+        Ok(results
+            .into_iter()
+            .map(|(id, result)| match self.submitted(&id, result) {
+                Ok(submitted) => AlikeAnswerView {
+                    id,
+                    submitted: Some(submitted),
+                    refused: None,
+                },
+                Err(error) => AlikeAnswerView {
+                    id,
+                    submitted: None,
+                    refused: Some(error.message),
+                },
+            })
+            .collect())
     }
 
     /// Settled and cancelled requests with their answers, newest first.
@@ -294,6 +426,56 @@ impl Inbox {
                 error,
             }),
             Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// Why a snooze was not taken. A settled request is no failure of the inbox: the window is
+/// told who settled it, as a refusal of what it asked.
+fn not_snoozable(error: SettleError) -> IpcError {
+    match error {
+        SettleError::AlreadySettled(_) => IpcError::bad_input(error.to_string()),
+        other => other.into(),
+    }
+}
+
+/// The longest snooze the window takes: a request put away for longer is better declined.
+pub const MAX_SNOOZE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// A snooze's length as the window writes it ("15m", "1h 30m", "2days"), checked.
+pub fn snooze_duration(text: &str) -> Result<Duration, IpcError> {
+    let text = text.trim();
+    let duration = humantime::parse_duration(text).map_err(|error| {
+        IpcError::bad_input(format!(
+            "\"{text}\" is not a length of time like 15m, 1h or 1h 30m: {error}"
+        ))
+    })?;
+    if duration.is_zero() {
+        return Err(IpcError::bad_input("a snooze must last longer than 0s"));
+    }
+    if duration > MAX_SNOOZE {
+        return Err(IpcError::bad_input(format!(
+            "a snooze lasts at most {}; decline the request instead",
+            humantime::format_duration(MAX_SNOOZE)
+        )));
+    }
+    Ok(duration)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snooze_lengths_are_read_as_the_policy_writes_them() {
+        assert_eq!(snooze_duration("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(
+            snooze_duration(" 1h 30m ").unwrap(),
+            Duration::from_secs(5400)
+        );
+        for bad in ["", "soon", "0s", "-5m", "90days"] {
+            let error = snooze_duration(bad).unwrap_err();
+            assert_eq!(error.code, ErrorCode::BadInput, "{bad}: {error:?}");
         }
     }
 }

@@ -154,6 +154,12 @@ pub fn immediate(event: &Event) -> Option<UiEvent> {
         Event::Unwritten { .. } | Event::Trouble { .. } => Some(UiEvent::Error {
             message: inbox_protocol::text::one_line(&event.log_line()).into_owned(),
         }),
+        // A broken policy file holds requests for a person until it is fixed: the window
+        // says so for as long as it lasts, not once.
+        Event::PolicyTrouble { message } => Some(UiEvent::Policy {
+            trouble: Some(inbox_protocol::text::one_line(message).into_owned()),
+        }),
+        Event::PolicyChanged { .. } => Some(UiEvent::Policy { trouble: None }),
         _ => None,
     }
 }

@@ -16,6 +16,7 @@
 //! code, not text.
 
 use chrono::{DateTime, Utc};
+use inbox_engine::policy::Judgement;
 use inbox_engine::{RequestDetail, RequestSummary};
 use inbox_protocol::limits::MAX_ANSWER_CHARS;
 use inbox_protocol::{
@@ -90,6 +91,42 @@ pub struct RowView {
     /// Set while this pending request is blocked: nobody can answer it here, and why (its
     /// file changed after it was placed, or an invalid outcome file stands in its place).
     pub blocked: Option<String>,
+    /// The OS account that owns the request file (who placed it), when known.
+    pub placed_by: Option<String>,
+    /// What the operator's policy made of this pending request: the rule, whether it holds
+    /// the request for a person and why, what happens next.
+    pub judgement: Option<JudgementView>,
+    /// RFC 3339; set while the operator has snoozed the request (it is then out of the
+    /// Pending list, in the Snoozed one, until this time).
+    pub snoozed_until: Option<String>,
+}
+
+/// What the operator's policy made of a pending request (the engine's `Judgement`).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct JudgementView {
+    /// The name of the rule that matched.
+    pub rule: String,
+    /// The rule's verdict in words.
+    pub summary: String,
+    /// How loudly the operator is told.
+    #[ts(type = "\"silent\" | \"normal\" | \"critical\"")]
+    pub notify: String,
+    /// Whether a notification may carry answer buttons.
+    pub buttons: bool,
+    /// Set when the request asked to settle itself (its autonomous mode, or a rule's delay
+    /// would default it) and the policy holds it for a person: why.
+    pub held: Option<String>,
+    /// The policy's next timed step, unless a person answers first.
+    pub next: Option<NextStepView>,
+}
+
+/// A timed step the policy will take unless a person answers first.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct NextStepView {
+    /// RFC 3339.
+    pub at: String,
+    /// In words: "its defaults answer it", "it expires", "escalation step 1: ...".
+    pub what: String,
 }
 
 /// What `RowView::state` holds (the engine's `State` in words): `pending`, `cancelled`, or
@@ -226,6 +263,74 @@ pub enum SubmitResult {
     Kept { outcome: OutcomeView, error: String },
 }
 
+/// A snooze the inbox took.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct SnoozeView {
+    /// RFC 3339: when the request comes back to the Pending list.
+    pub until: String,
+    /// The snooze was cut short to the request's own expiry.
+    pub capped: bool,
+}
+
+/// One request of an "answer many alike" group: pending requests that ask exactly the same
+/// questions.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AlikeMemberView {
+    pub row: RowView,
+    /// The SHA-256 of the member's file as listed here (see [`RequestView::version`]): the
+    /// answer to the group sends it back, and a member whose file is no longer this version
+    /// is not answered.
+    pub version: String,
+}
+
+/// A member of a group as the window answers it: its id and the version it was shown.
+#[derive(Debug, Clone, PartialEq, Deserialize, TS)]
+pub struct AlikeTarget {
+    pub id: String,
+    pub version: String,
+}
+
+/// What became of one member's answer when a group was answered.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AlikeAnswerView {
+    pub id: String,
+    /// The member was settled (here, elsewhere first, or kept for the spool).
+    pub submitted: Option<SubmitResult>,
+    /// Nothing was written for the member, and why (it changed, was withdrawn, is blocked,
+    /// the answers do not fit it).
+    pub refused: Option<String>,
+}
+
+/// One problem with policy text, where the operator can find it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct PolicyProblemView {
+    /// 1-based; 0 when the place is unknown.
+    pub line: u32,
+    /// 1-based, in characters; 0 when the place is unknown.
+    pub column: u32,
+    pub message: String,
+}
+
+/// The operator's policy file, as the Settings view edits it.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PolicyView {
+    /// Where the policy file is (shared with the command line).
+    pub path: String,
+    /// Whether the file exists: without it the shipped policy applies, and saving creates it.
+    pub exists: bool,
+    /// The file's text, or the shipped policy's while there is no file.
+    pub text: String,
+    /// The shipped policy's text, to start again from.
+    pub shipped: String,
+    /// What is wrong with `text`, each with its line; empty when it is valid.
+    pub problems: Vec<PolicyProblemView>,
+    /// The rules of `text` in order (empty while it has problems).
+    pub rules: Vec<String>,
+    /// Set while the inbox reports the policy file broken: what is wrong, and what stands
+    /// instead (the last good policy, or every request held for a person).
+    pub trouble: Option<String>,
+}
+
 /// The operator's settings, kept in `settings.json` in the config directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Settings {
@@ -257,6 +362,8 @@ pub struct StatusView {
     /// What the operator should know about the spool and the app: a spool writable by
     /// others or owned by another account, a settings file that could not be read.
     pub warnings: Vec<String>,
+    /// Set while the policy file is broken: what is wrong, and what stands instead.
+    pub policy_trouble: Option<String>,
 }
 
 /// Something the window should react to, pushed from Rust as the `inbox` event.
@@ -280,6 +387,9 @@ pub enum UiEvent {
     /// Something the operator must know: the loop stopped, an answer from a notification
     /// could not be written.
     Error { message: String },
+    /// The policy file became broken (`trouble`: what is wrong and what stands instead), or
+    /// a good policy is in force again (`trouble` null).
+    Policy { trouble: Option<String> },
 }
 
 fn rfc3339(at: DateTime<Utc>) -> String {
@@ -326,6 +436,36 @@ impl RowView {
             answered_by: summary.answered_by.as_deref().map(line),
             unwritten: summary.unwritten.as_deref().map(line),
             blocked: summary.blocked.as_deref().map(line),
+            placed_by: summary.placed_by.as_deref().map(line),
+            judgement: summary.judgement.as_ref().map(JudgementView::of),
+            snoozed_until: summary.snoozed_until.map(rfc3339),
+        }
+    }
+}
+
+impl JudgementView {
+    /// Rule names and the words of the policy come from the operator's file: one line each.
+    pub fn of(judgement: &Judgement) -> JudgementView {
+        JudgementView {
+            rule: line(&judgement.rule),
+            summary: line(&judgement.summary),
+            notify: word(&judgement.notify),
+            buttons: judgement.buttons,
+            held: judgement.held.as_deref().map(line),
+            next: judgement.next.as_ref().map(|next| NextStepView {
+                at: rfc3339(next.at),
+                what: line(&next.what),
+            }),
+        }
+    }
+}
+
+impl PolicyProblemView {
+    pub fn of(problem: &inbox_engine::inbox_policy::PolicyProblem) -> PolicyProblemView {
+        PolicyProblemView {
+            line: u32::try_from(problem.line).unwrap_or(u32::MAX),
+            column: u32::try_from(problem.column).unwrap_or(u32::MAX),
+            message: line(&problem.message),
         }
     }
 }

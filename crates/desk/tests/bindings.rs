@@ -17,6 +17,11 @@ fn generate(into: &Path) {
     StatusView::export_all_to(into).unwrap();
     UiEvent::export_all_to(into).unwrap();
     IpcError::export_all_to(into).unwrap();
+    SnoozeView::export_all_to(into).unwrap();
+    AlikeMemberView::export_all_to(into).unwrap();
+    AlikeTarget::export_all_to(into).unwrap();
+    AlikeAnswerView::export_all_to(into).unwrap();
+    PolicyView::export_all_to(into).unwrap();
 }
 
 /// Every `.ts` file under `dir`, by its path relative to `dir`.

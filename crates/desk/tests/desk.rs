@@ -25,13 +25,20 @@ fn config(dir: &Path) -> DeskConfig {
         default_spool: dir.join("data/spool"),
         default_db: dir.join("data/inbox.sqlite3"),
         settings_path: dir.join("config/settings.json"),
+        policy_path: dir.join("config/policy.toml"),
         app_name: "Answer Inbox test",
     }
 }
 
 fn start() -> Fixture {
+    start_with(|_| {})
+}
+
+/// [`start`], after `prepare` has set up files the desk reads at start (a policy file).
+fn start_with(prepare: impl FnOnce(&DeskConfig)) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let config = config(dir.path());
+    prepare(&config);
     let events = Arc::new(Mutex::new(Vec::new()));
     let shown = Arc::new(Mutex::new(0));
     let hooks = ShellHooks {
@@ -715,4 +722,201 @@ fn an_unsafe_spool_is_reported_until_it_is_fixed() {
     );
     std::fs::set_permissions(&questions, std::fs::Permissions::from_mode(0o700)).unwrap();
     assert_eq!(fx.desk.status().unwrap().warnings, Vec::<String>::new());
+}
+
+/// An autonomous request with a default for every question, marked critical: the shipped
+/// policy's first rule holds it for a person instead of letting it settle itself.
+fn critical_autonomous() -> Value {
+    json!({"title": "Rotate the signing key", "priority": "critical", "mode": "autonomous",
+           "questions": [{"id": "go", "type": "confirm", "question": "Rotate now?",
+                          "default": false}]})
+}
+
+/// The window sees why the policy holds a request and which rule did: nothing settled it.
+#[test]
+fn a_request_the_policy_holds_says_why_and_by_which_rule() {
+    let fx = start();
+    fx.place("rotate-key", critical_autonomous());
+    let row = eventually("rotate-key judged", || {
+        fx.desk
+            .inbox()
+            .pending()
+            .unwrap()
+            .into_iter()
+            .find(|row| row.id == "rotate-key" && row.judgement.is_some())
+    });
+    let judgement = row.judgement.unwrap();
+    assert_eq!(judgement.rule, "critical-needs-a-person");
+    let held = judgement.held.expect("held for a person");
+    assert!(held.contains("critical-needs-a-person"), "{held}");
+    assert_eq!(judgement.notify, "critical");
+    assert!(!judgement.buttons);
+    assert!(row.autonomous);
+    assert!(!fx.spool.join("answers/rotate-key.json").exists());
+    let view = fx.desk.inbox().request("rotate-key").unwrap();
+    assert_eq!(
+        view.row.judgement.and_then(|j| j.held).as_deref(),
+        Some(held.as_str())
+    );
+}
+
+/// A snoozed request leaves the Pending list for the Snoozed one, with when it comes back;
+/// unsnoozing brings it back at once. Lengths that are no length are refused.
+#[test]
+fn snoozing_takes_a_request_out_of_pending_until_unsnoozed() {
+    let fx = start();
+    fx.place(
+        "later",
+        json!({"title": "Later", "questions": [{"type": "confirm", "question": "Now?"}]}),
+    );
+    fx.wait_pending("later");
+    let inbox = fx.desk.inbox();
+
+    let snoozed = inbox.snooze("later", "1h").unwrap();
+    assert!(!snoozed.capped);
+    let until = chrono::DateTime::parse_from_rfc3339(&snoozed.until).unwrap();
+    let left = until.signed_duration_since(chrono::Utc::now());
+    assert!(
+        left > chrono::Duration::minutes(59) && left <= chrono::Duration::minutes(60),
+        "{left}"
+    );
+    assert!(inbox.pending().unwrap().iter().all(|row| row.id != "later"));
+    let listed = inbox.snoozed().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        listed[0].snoozed_until.as_deref(),
+        Some(snoozed.until.as_str())
+    );
+    assert_eq!(fx.desk.status().unwrap().pending, 0);
+
+    for bad in ["soon", "0m"] {
+        let error = inbox.snooze("later", bad).unwrap_err();
+        assert_eq!(error.code, ErrorCode::BadInput, "{bad}: {error:?}");
+    }
+    let error = inbox.snooze("nobody", "1h").unwrap_err();
+    assert_eq!(error.code, ErrorCode::NotFound, "{error:?}");
+
+    assert!(inbox.unsnooze("later").unwrap());
+    assert!(inbox.snoozed().unwrap().is_empty());
+    fx.wait_pending("later");
+    assert!(!inbox.unsnooze("later").unwrap(), "no longer snoozed");
+
+    // A request that expires sooner is snoozed until it expires.
+    fx.place(
+        "soon",
+        json!({"title": "Soon", "timeout_seconds": 600,
+               "questions": [{"type": "confirm", "question": "Now?"}]}),
+    );
+    fx.wait_pending("soon");
+    assert!(inbox.snooze("soon", "4h").unwrap().capped);
+}
+
+/// Requests asking the same are offered as one group, each with the version the window
+/// answers; answering the group writes one outcome per member, and a member settled
+/// meanwhile is reported as such while the others are answered.
+#[test]
+fn requests_alike_are_answered_together_each_bound_to_its_version() {
+    let fx = start();
+    for id in ["run-1", "run-2", "run-3"] {
+        fx.place(
+            id,
+            json!({"title": format!("Ship ({id})"), "source": {"run": id},
+                   "questions": [{"id": "go", "type": "confirm", "question": "Ship it?"}]}),
+        );
+        fx.wait_pending(id);
+    }
+    fx.place(
+        "other",
+        json!({"questions": [{"id": "go", "type": "confirm", "question": "Delete it?"}]}),
+    );
+    fx.wait_pending("other");
+    let inbox = fx.desk.inbox();
+    assert_eq!(
+        inbox.alike("other").unwrap().len(),
+        1,
+        "alone in asking that"
+    );
+    assert!(inbox.alike("nobody").unwrap().is_empty());
+
+    let group = inbox.alike("run-2").unwrap();
+    let mut ids: Vec<&str> = group.iter().map(|m| m.row.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["run-1", "run-2", "run-3"]);
+    for member in &group {
+        assert_eq!(member.version, fx.version(&member.row.id));
+    }
+    let targets: Vec<AlikeTarget> = group
+        .iter()
+        .map(|m| AlikeTarget {
+            id: m.row.id.clone(),
+            version: m.version.clone(),
+        })
+        .collect();
+
+    // run-3 is answered on its own after the group was listed.
+    fx.answer("run-3", &answers(&[("go", json!(false))]))
+        .unwrap();
+    let results = inbox
+        .answer_alike(&targets, &answers(&[("go", json!(true))]))
+        .unwrap();
+    assert_eq!(results.len(), 3);
+    for result in &results {
+        match (result.id.as_str(), &result.submitted) {
+            ("run-3", Some(SubmitResult::AlreadySettled { outcome })) => {
+                assert_eq!(outcome.answers[0].answer, "No");
+            }
+            ("run-1" | "run-2", Some(SubmitResult::Settled { .. })) => {
+                assert_eq!(fx.outcome_file(&result.id)["answers"], json!({"go": true}));
+            }
+            other => panic!("unexpected result {other:?}"),
+        }
+    }
+    assert_eq!(fx.outcome_file("run-3")["answers"], json!({"go": false}));
+
+    let twice = vec![targets[0].clone(), targets[0].clone()];
+    let error = inbox
+        .answer_alike(&twice, &answers(&[("go", json!(true))]))
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::BadInput, "{error:?}");
+}
+
+/// A broken policy file is reported from the start (it holds everything for a person) and
+/// until a good one is saved from the window; an invalid one is never saved.
+#[test]
+fn a_broken_policy_is_reported_until_a_good_one_is_saved() {
+    let fx = start_with(|config| {
+        std::fs::create_dir_all(config.policy_path.parent().unwrap()).unwrap();
+        std::fs::write(&config.policy_path, "[[rule]]\nname = \"x\"\nbogus = 1\n").unwrap();
+    });
+    let trouble = fx.desk.status().unwrap().policy_trouble.expect("trouble");
+    assert!(trouble.contains("held for a person"), "{trouble}");
+    let shown = fx.desk.policy().unwrap();
+    assert!(shown.exists);
+    assert_eq!(shown.problems.len(), 1, "{:?}", shown.problems);
+    assert_eq!(shown.problems[0].line, 3);
+    assert_eq!(shown.trouble.as_deref(), Some(trouble.as_str()));
+
+    let error = fx.desk.save_policy("[[rule]]\nname = 7\n").unwrap_err();
+    assert_eq!(error.code, ErrorCode::Invalid, "{error:?}");
+    assert!(error.problems[0].pointer.starts_with("line 2"), "{error:?}");
+    assert!(fx.desk.check_policy("[[rule]]\nname = 7\n")[0].line == 2);
+
+    let good = "[[rule]]\nname = \"hold-all\"\nautonomous = \"hold\"\n";
+    let saved = fx.desk.save_policy(good).unwrap();
+    assert_eq!(saved.rules, ["hold-all"]);
+    assert_eq!(saved.trouble, None);
+    assert_eq!(
+        std::fs::read_to_string(&fx.config.policy_path).unwrap(),
+        good
+    );
+    // The loop takes the new file at its next turn (a tick every 2 s) and says so.
+    eventually("the policy trouble to end", || {
+        fx.events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|event| matches!(event, UiEvent::Policy { trouble: None }))
+            .then_some(())
+    });
+    assert_eq!(fx.desk.status().unwrap().policy_trouble, None);
 }

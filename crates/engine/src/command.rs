@@ -10,7 +10,9 @@ use crossbeam_channel::{Receiver, Sender};
 use inbox_protocol::{Outcome, Surface};
 use serde_json::{Map, Value};
 
-use crate::engine::SettleError;
+use std::time::Duration;
+
+use crate::engine::{SettleError, Snoozed};
 use crate::SpoolError;
 
 /// The answer to a [`Command`], sent once the loop has done it.
@@ -40,7 +42,29 @@ pub enum Command {
     PlaceDemo {
         reply: Reply<Result<Vec<String>, SpoolError>>,
     },
+    /// Snooze a pending request for a while (see [`crate::Engine::snooze`]).
+    Snooze {
+        id: String,
+        duration: Duration,
+        reply: Reply<Result<Snoozed, SettleError>>,
+    },
+    /// End a request's snooze now.
+    Unsnooze {
+        id: String,
+        reply: Reply<Result<bool, SettleError>>,
+    },
+    /// Answer every member (request id, the version the operator was shown) with the same
+    /// answers (see [`crate::Engine::answer_alike`]); each member gets its own result.
+    AnswerAlike {
+        members: Vec<(String, String)>,
+        answers: Map<String, Value>,
+        surface: Surface,
+        reply: Reply<AlikeResults>,
+    },
 }
+
+/// What [`Command::AnswerAlike`] replies: each member's id and what became of its answer.
+pub type AlikeResults = Vec<(String, Result<Outcome, SettleError>)>;
 
 impl Command {
     /// An answer command and the receiver of its reply.
@@ -73,6 +97,46 @@ impl Command {
             id: id.to_owned(),
             reason: reason.to_owned(),
             version: version.to_owned(),
+            surface,
+            reply,
+        };
+        (command, receiver)
+    }
+
+    /// A snooze command and the receiver of its reply.
+    pub fn snooze(
+        id: &str,
+        duration: Duration,
+    ) -> (Command, Receiver<Result<Snoozed, SettleError>>) {
+        let (reply, receiver) = crossbeam_channel::bounded(1);
+        let command = Command::Snooze {
+            id: id.to_owned(),
+            duration,
+            reply,
+        };
+        (command, receiver)
+    }
+
+    /// An unsnooze command and the receiver of its reply.
+    pub fn unsnooze(id: &str) -> (Command, Receiver<Result<bool, SettleError>>) {
+        let (reply, receiver) = crossbeam_channel::bounded(1);
+        let command = Command::Unsnooze {
+            id: id.to_owned(),
+            reply,
+        };
+        (command, receiver)
+    }
+
+    /// An answer-alike command and the receiver of its reply.
+    pub fn answer_alike(
+        members: Vec<(String, String)>,
+        answers: Map<String, Value>,
+        surface: Surface,
+    ) -> (Command, Receiver<AlikeResults>) {
+        let (reply, receiver) = crossbeam_channel::bounded(1);
+        let command = Command::AnswerAlike {
+            members,
+            answers,
             surface,
             reply,
         };

@@ -19,10 +19,12 @@ use serde_json::{Map, Value};
 
 use crate::command::Command;
 use crate::event::Event;
-use crate::notifier::{Notifier, Silent};
-use crate::policy;
+use crate::notifier::{Announcement, Notifier, Silent};
+use crate::policy::{self, Timed};
+use crate::policy_source::{PolicyChange, PolicySource};
 use crate::query::Queries;
-use crate::store::{State, Store, StoreError};
+use crate::store::{Due, PendingFacts, State, Store, StoreError};
+use inbox_policy::{Facts, Loudness, StepAction, Verdict};
 use inbox_spool::{classify, Area, Placed, ReadError, Spool, SpoolError, SpoolFile, TMP_MAX_AGE};
 
 #[derive(Debug, thiserror::Error)]
@@ -124,9 +126,10 @@ pub struct Engine {
     notifier: Box<dyn Notifier>,
     /// Events of the current batch, sent only after it commits.
     outbox: Vec<Event>,
-    /// Requests ingested since the caller last took them, with when each was placed, for
-    /// policies.
-    fresh: Vec<(Request, DateTime<Utc>)>,
+    /// Requests ingested since the caller last took them, for the policy to judge.
+    fresh: Vec<PendingFacts>,
+    /// The operator's policy in force, and the file it comes from.
+    policy: PolicySource,
     /// When this engine runs the loop ([`Engine::track_open`]): the requests it has reported
     /// open. Another process sharing the database (a CLI command) may ingest, settle or
     /// cancel a request and record that first; the file's event still arrives here, and this
@@ -147,8 +150,26 @@ impl Engine {
             notifier: Box::new(Silent),
             outbox: Vec::new(),
             fresh: Vec::new(),
+            policy: PolicySource::shipped(),
             open: None,
         })
+    }
+
+    /// Judges requests by this policy (the operator's file, see [`PolicySource::file`])
+    /// instead of the shipped one.
+    pub fn with_policy(mut self, policy: PolicySource) -> Engine {
+        self.policy = policy;
+        self
+    }
+
+    /// The policy in force and where it comes from.
+    pub fn policy(&self) -> &PolicySource {
+        &self.policy
+    }
+
+    /// What the policy in force says of a request (placed by `placed_by`).
+    pub fn judge(&self, request: &Request, placed_by: Option<&str>) -> Verdict {
+        self.policy.current().judge(&Facts { request, placed_by })
     }
 
     /// Sends every event to `events` from now on.
@@ -175,21 +196,27 @@ impl Engine {
     /// then the notices. The loop ([`crate::watcher::run`]) is a sequence of these; tests and
     /// benchmarks drive an engine the same way, without a watcher.
     pub fn turn(&mut self, wake: Wake) -> Result<(), EngineError> {
+        if !matches!(wake, Wake::Start) {
+            self.refresh_policy()?;
+        }
         match wake {
             Wake::Start => {
                 self.track_open()?;
                 self.sync()?;
-                self.apply_autonomous_to_pending()?;
-                // Every pending request had its policies applied just now.
+                if let Some(trouble) = self.policy.trouble().map(str::to_owned) {
+                    self.policy_trouble(trouble)?;
+                }
+                self.judge_all_pending()?;
+                // Every pending request was judged just now.
                 self.take_fresh();
-                self.expire_due(Utc::now())?;
+                self.due_by(Utc::now())?;
             }
             Wake::Paths(paths) => self.handle_paths(&paths)?,
             Wake::Rescan => {
                 self.sync()?;
-                self.expire_due(Utc::now())?;
+                self.due_by(Utc::now())?;
             }
-            Wake::Deadline(now) => self.expire_due(now)?,
+            Wake::Deadline(now) => self.due_by(now)?,
             Wake::RetryUnwritten => {
                 // Nearly always nothing is kept: then there is nothing else to do either.
                 if self.store.all_unwritten()?.is_empty() {
@@ -199,11 +226,63 @@ impl Engine {
             }
             Wake::Command(command) => self.execute(command),
         }
-        let fresh = self.take_fresh();
+        let mut fresh = self.take_fresh();
+        // What a CLI command took in meanwhile: it syncs but leaves judging to the inbox
+        // that runs the policy.
+        for facts in self.store.pending_facts(Due::Unjudged)? {
+            if !fresh.iter().any(|f| f.request.id == facts.request.id) {
+                fresh.push(facts);
+            }
+        }
         if !fresh.is_empty() {
-            self.apply_autonomous(&fresh)?;
+            self.apply_policy(&fresh)?;
         }
         self.notify_new()
+    }
+
+    /// Everything due by `now`: expiries, the policy's timed steps, snoozes that end.
+    fn due_by(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
+        self.expire_due(now)?;
+        self.end_snoozes(now)?;
+        self.run_policy_steps(now)
+    }
+
+    /// Notices a change of the policy file: a new policy is logged and every pending
+    /// request judged again by it; a broken file is reported (the policy in force stays).
+    fn refresh_policy(&mut self) -> Result<(), EngineError> {
+        match self.policy.refresh() {
+            None => Ok(()),
+            Some(PolicyChange::Broken { message }) => self.policy_trouble(message),
+            Some(PolicyChange::Changed {
+                origin,
+                digest,
+                rules,
+            }) => {
+                self.in_batch(|engine| {
+                    let detail = serde_json::json!({
+                        "origin": origin, "digest": digest, "rules": rules,
+                    });
+                    engine
+                        .store
+                        .log_event(None, "policy_changed", &detail, Utc::now())?;
+                    engine.outbox.push(Event::PolicyChanged { origin, rules });
+                    Ok(())
+                })?;
+                self.judge_all_pending()
+            }
+        }
+    }
+
+    fn policy_trouble(&mut self, message: String) -> Result<(), EngineError> {
+        tracing::error!("{message}");
+        self.in_batch(|engine| {
+            let detail = serde_json::json!({ "message": message });
+            engine
+                .store
+                .log_event(None, "policy_problem", &detail, Utc::now())?;
+            engine.outbox.push(Event::PolicyTrouble { message });
+            Ok(())
+        })
     }
 
     /// Does a front end's command and replies. A front end that stopped waiting is no
@@ -227,6 +306,24 @@ impl Engine {
                 reply,
             } => {
                 let _ = reply.send(self.decline(&id, &reason, Some(&version), surface));
+            }
+            Command::Snooze {
+                id,
+                duration,
+                reply,
+            } => {
+                let _ = reply.send(self.snooze(&id, duration));
+            }
+            Command::Unsnooze { id, reply } => {
+                let _ = reply.send(self.unsnooze(&id));
+            }
+            Command::AnswerAlike {
+                members,
+                answers,
+                surface,
+                reply,
+            } => {
+                let _ = reply.send(self.answer_alike(&members, &answers, surface));
             }
             Command::PlaceDemo { reply } => {
                 let placed = crate::demo::place_demo(&self.spool);
@@ -335,8 +432,7 @@ impl Engine {
     /// every pending one, so that changes other processes record in the shared database
     /// first are still reported (as events) and seen by policies. The loop calls this.
     fn track_open(&mut self) -> Result<(), EngineError> {
-        let pending = self.store.pending()?;
-        self.open = Some(pending.into_iter().map(|r| r.id).collect());
+        self.open = Some(self.store.open_ids()?.into_iter().collect());
         Ok(())
     }
 
@@ -360,25 +456,25 @@ impl Engine {
         if !self.spool.exists(Area::Questions, id) {
             return Ok(());
         }
-        let Some((request, placed_at)) = self
-            .store
-            .detail(id)?
-            .and_then(|detail| Some((detail.request?, detail.summary.placed_at)))
-        else {
+        let Some(facts) = self.store.detail(id)?.and_then(|detail| {
+            Some(PendingFacts {
+                request: detail.request?,
+                placed_at: detail.summary.placed_at,
+                placed_by: detail.summary.placed_by,
+                policy_step: 0,
+                snoozed_until: detail.summary.snoozed_until,
+                judgement: detail.summary.judgement,
+            })
+        }) else {
             return Ok(());
         };
-        self.open_request(id, request, placed_at)
+        self.open_request(id, facts)
     }
 
     /// Reports a request as open, then settles it at once if its outcome or tombstone is
     /// already in the spool; otherwise hands it to the policies.
-    fn open_request(
-        &mut self,
-        id: &str,
-        request: Request,
-        placed_at: DateTime<Utc>,
-    ) -> Result<(), EngineError> {
-        self.outbox.push(ingested_event(id, &request));
+    fn open_request(&mut self, id: &str, facts: PendingFacts) -> Result<(), EngineError> {
+        self.outbox.push(ingested_event(id, &facts.request));
         if let Some(open) = &mut self.open {
             open.insert(id.to_owned());
         }
@@ -387,29 +483,112 @@ impl Engine {
         } else if self.spool.exists(Area::Cancel, id) {
             self.ingest_tombstone(id)
         } else {
-            self.fresh.push((request, placed_at));
+            self.fresh.push(facts);
             Ok(())
         }
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
-    fn take_fresh(&mut self) -> Vec<(Request, DateTime<Utc>)> {
+    fn take_fresh(&mut self) -> Vec<PendingFacts> {
         std::mem::take(&mut self.fresh)
     }
 
-    /// Autonomous mode for the given requests: answers at once those whose every required
-    /// question has a default.
-    fn apply_autonomous(
-        &mut self,
-        requests: &[(Request, DateTime<Utc>)],
-    ) -> Result<(), EngineError> {
+    /// Judges requests by the policy in force: settles at once those whose autonomous mode
+    /// it honours (and whose every required question has a default), and keeps with the
+    /// others what it made of them (held and why, what happens next).
+    fn apply_policy(&mut self, requests: &[PendingFacts]) -> Result<(), EngineError> {
         let now = Utc::now();
         self.in_batch(|engine| {
-            let outcomes: Vec<Outcome> = requests
+            let mut outcomes = Vec::new();
+            for facts in requests {
+                let Some(id) = facts.request.id.as_deref() else {
+                    continue;
+                };
+                let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                if let Some(outcome) = policy::autonomous(
+                    &facts.request,
+                    &verdict,
+                    &engine.instance,
+                    now,
+                    facts.placed_at,
+                ) {
+                    outcomes.push(outcome);
+                    continue;
+                }
+                // The steps taken count for the rule that took them: a new rule starts
+                // from its first.
+                let step = match &facts.judgement {
+                    Some(judged) if judged.rule != verdict.rule => 0,
+                    _ => facts.policy_step,
+                };
+                // A hold made when a delay passed stands when judged again.
+                let held = policy::autonomy_held(&facts.request, &verdict).or_else(|| {
+                    let delay_passed = step > 0
+                        && verdict
+                            .after
+                            .as_ref()
+                            .is_some_and(|after| after.then == inbox_policy::Then::Default);
+                    delay_passed.then(|| policy::delay_held(&facts.request, &verdict))
+                });
+                let next = policy::next_step(&verdict, facts.placed_at, step);
+                engine.keep_judgement(id, facts, &verdict, held, next.as_ref(), step)?;
+            }
+            engine.settle_all(outcomes)?;
+            Ok(())
+        })
+    }
+
+    /// Keeps a judgement with a pending request, and reports a hold it did not have.
+    fn keep_judgement(
+        &mut self,
+        id: &str,
+        facts: &PendingFacts,
+        verdict: &Verdict,
+        held: Option<String>,
+        next: Option<&(DateTime<Utc>, Timed)>,
+        step: u32,
+    ) -> Result<(), EngineError> {
+        let judgement = policy::judgement(verdict, held, next);
+        let was_held = facts.judgement.as_ref().and_then(|j| j.held.as_ref());
+        if let Some(reason) = judgement.held.as_ref().filter(|r| Some(*r) != was_held) {
+            let detail = serde_json::json!({ "rule": verdict.rule, "reason": reason });
+            self.store
+                .log_event(Some(id), "held", &detail, Utc::now())?;
+            self.outbox.push(Event::Held {
+                id: id.to_owned(),
+                reason: reason.clone(),
+            });
+        }
+        self.store
+            .set_judgement(id, &judgement, next.map(|(at, _)| *at), step)?;
+        Ok(())
+    }
+
+    /// Judges every pending request again (at start-up, when others may have queued
+    /// requests while no engine ran, and when the policy changed).
+    fn judge_all_pending(&mut self) -> Result<(), EngineError> {
+        let pending = self.store.pending_facts(Due::All)?;
+        self.apply_policy(&pending)
+    }
+
+    /// Settles every pending request whose own expiry has passed, as the policy says.
+    fn expire_due(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
+        let due = self.store.pending_facts(Due::Expiry(now))?;
+        if due.is_empty() {
+            return Ok(());
+        }
+        self.in_batch(|engine| {
+            let outcomes: Vec<Outcome> = due
                 .iter()
-                .filter_map(|(request, placed_at)| {
-                    let id = request.id.as_deref()?;
-                    policy::autonomous(request, id, &engine.instance, now, *placed_at)
+                .map(|facts| {
+                    let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                    policy::expire(
+                        &facts.request,
+                        &verdict,
+                        &engine.instance,
+                        now,
+                        facts.placed_at,
+                    )
                 })
                 .collect();
             engine.settle_all(outcomes)?;
@@ -417,31 +596,164 @@ impl Engine {
         })
     }
 
-    /// Autonomous mode over every pending request (after start-up, when others may have
-    /// queued requests while no engine ran).
-    fn apply_autonomous_to_pending(&mut self) -> Result<(), EngineError> {
-        let pending = self.store.pending_requests(None)?;
-        self.apply_autonomous(&pending)
+    /// Takes the policy's timed steps that are due: a rule's delay (defaults or expiry)
+    /// and escalation steps. Escalation never answers; it waits while the operator has the
+    /// request snoozed.
+    fn run_policy_steps(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
+        let due = self.store.pending_facts(Due::Step(now))?;
+        if due.is_empty() {
+            return Ok(());
+        }
+        let mut reminders = Vec::new();
+        self.in_batch(|engine| {
+            let mut outcomes = Vec::new();
+            for facts in &due {
+                let Some(id) = facts.request.id.as_deref() else {
+                    continue;
+                };
+                let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                let step = facts.policy_step;
+                let keep_held = facts.judgement.as_ref().and_then(|j| j.held.clone());
+                match policy::next_step(&verdict, facts.placed_at, step) {
+                    // The policy changed since this was due: nothing left, or later.
+                    None => engine.keep_judgement(id, facts, &verdict, keep_held, None, step)?,
+                    Some(next) if next.0 > now => {
+                        engine.keep_judgement(id, facts, &verdict, keep_held, Some(&next), step)?
+                    }
+                    Some((_, Timed::After(then))) => {
+                        match policy::delayed(
+                            &facts.request,
+                            &verdict,
+                            then,
+                            &engine.instance,
+                            now,
+                            facts.placed_at,
+                        ) {
+                            Some(outcome) => outcomes.push(outcome),
+                            None => {
+                                let held = policy::delay_held(&facts.request, &verdict);
+                                engine.keep_judgement(
+                                    id,
+                                    facts,
+                                    &verdict,
+                                    Some(held),
+                                    None,
+                                    step + 1,
+                                )?
+                            }
+                        }
+                    }
+                    Some((_, Timed::Escalate(..)))
+                        if facts.snoozed_until.is_some_and(|t| t > now) =>
+                    {
+                        let until = facts.snoozed_until.expect("checked");
+                        let judgement = policy::judgement(&verdict, keep_held, None);
+                        engine
+                            .store
+                            .set_judgement(id, &judgement, Some(until), step)?;
+                    }
+                    Some((_, Timed::Escalate(index, escalation))) => {
+                        let action =
+                            engine.escalate(id, facts, &verdict, index, &escalation.action);
+                        if let StepAction::Notify(loudness) = escalation.action {
+                            reminders.push((id.to_owned(), loudness, index));
+                        }
+                        let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
+                        let detail = serde_json::json!({
+                            "rule": verdict.rule, "step": number, "action": action,
+                        });
+                        engine
+                            .store
+                            .log_event(Some(id), "escalated", &detail, now)?;
+                        engine.outbox.push(Event::Escalated {
+                            id: id.to_owned(),
+                            step: number,
+                            action,
+                        });
+                        let next = policy::next_step(&verdict, facts.placed_at, step + 1);
+                        engine.keep_judgement(
+                            id,
+                            facts,
+                            &verdict,
+                            keep_held,
+                            next.as_ref(),
+                            step + 1,
+                        )?;
+                    }
+                }
+            }
+            engine.settle_all(outcomes)?;
+            Ok(())
+        })?;
+        self.remind(reminders)
     }
 
-    /// Settles every pending request whose deadline has passed.
-    fn expire_due(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
-        let due = self.store.pending_requests(Some(now))?;
+    /// Takes one escalation step's action; says what was done, for the history.
+    fn escalate(
+        &self,
+        id: &str,
+        facts: &PendingFacts,
+        verdict: &Verdict,
+        index: usize,
+        action: &StepAction,
+    ) -> String {
+        match action {
+            StepAction::Notify(_) => policy::describe_action(action),
+            StepAction::Run(argv) => {
+                let input = serde_json::json!({
+                    "id": id,
+                    "title": facts.request.display_title(),
+                    "priority": facts.request.priority,
+                    "source": facts.request.source,
+                    "placed_at": facts.placed_at,
+                    "placed_by": facts.placed_by,
+                    "rule": verdict.rule,
+                    "escalation_step": index + 1,
+                    "request": facts.request,
+                });
+                let mut bytes = serde_json::to_vec_pretty(&input).expect("plain JSON");
+                bytes.push(b'\n');
+                match crate::escalation::run(argv, bytes, id) {
+                    Ok(pid) => format!("{} (started, pid {pid})", policy::describe_action(action)),
+                    Err(error) => format!("{} failed: {error}", policy::describe_action(action)),
+                }
+            }
+        }
+    }
+
+    /// Announces escalation reminders again, as loudly as their step says (quiet hours
+    /// do not hold back a critical one).
+    fn remind(&mut self, reminders: Vec<(String, Loudness, usize)>) -> Result<(), EngineError> {
+        let quiet = self.is_quiet();
+        let mut announcements = Vec::new();
+        for (id, loudness, index) in reminders {
+            if quiet && loudness != Loudness::Critical {
+                continue;
+            }
+            if let Some(detail) = self.store.detail(&id)? {
+                let mut announcement = Announcement::from(detail);
+                announcement.loudness = loudness;
+                announcement.escalation = u32::try_from(index + 1).ok();
+                announcements.push(announcement);
+            }
+        }
+        if !announcements.is_empty() {
+            self.notifier.announce(announcements);
+        }
+        Ok(())
+    }
+
+    /// Whether it is quiet hours now (the policy's, in local time).
+    fn is_quiet(&self) -> bool {
+        self.policy.current().is_quiet(chrono::Local::now().time())
+    }
+
+    /// Ends the snoozes due by `now`: those requests are pending and announced again.
+    fn end_snoozes(&mut self, now: DateTime<Utc>) -> Result<(), EngineError> {
         self.in_batch(|engine| {
-            let outcomes: Vec<Outcome> = due
-                .iter()
-                .filter_map(|(request, placed_at)| {
-                    let id = request.id.as_deref()?;
-                    Some(policy::expire(
-                        request,
-                        id,
-                        &engine.instance,
-                        now,
-                        *placed_at,
-                    ))
-                })
-                .collect();
-            engine.settle_all(outcomes)?;
+            for id in engine.store.end_snoozes(now, None)? {
+                engine.outbox.push(Event::SnoozeEnded { id });
+            }
             Ok(())
         })
     }
@@ -451,15 +763,96 @@ impl Engine {
         Ok(self.store.next_deadline()?)
     }
 
-    /// Tells the operator about pending requests not announced yet.
+    /// Tells the operator about pending requests not announced yet, as loudly as the
+    /// policy says: a silent one is only listed, and in quiet hours only critical ones are
+    /// announced (the rest wait for the end of quiet hours).
     fn notify_new(&mut self) -> Result<(), EngineError> {
-        let fresh = self.in_batch(|engine| Ok(engine.store.take_unnotified(Utc::now())?))?;
-        if !fresh.is_empty() {
+        let now = Utc::now();
+        let unnotified = self.store.unnotified(now)?;
+        if unnotified.is_empty() {
+            return Ok(());
+        }
+        let quiet = self.is_quiet();
+        let (mut told, mut silent) = (Vec::new(), Vec::new());
+        for announcement in unnotified.into_iter().map(Announcement::from) {
+            if announcement.loudness == Loudness::Silent {
+                silent.push(announcement.summary.id);
+            } else if !quiet || announcement.is_critical() {
+                told.push(announcement);
+            }
+        }
+        self.in_batch(|engine| {
+            let ids: Vec<&str> = told.iter().map(|a| a.summary.id.as_str()).collect();
+            engine.store.mark_notified(&ids, true, now)?;
+            let ids: Vec<&str> = silent.iter().map(String::as_str).collect();
+            engine.store.mark_notified(&ids, false, now)?;
+            Ok(())
+        })?;
+        if !told.is_empty() {
             // The notifier reports `Event::Notified` itself, when a bubble is really shown.
-            let fresh = fresh.into_iter().map(crate::notifier::Announcement::from);
-            self.notifier.announce(fresh.collect());
+            self.notifier.announce(told);
         }
         Ok(())
+    }
+
+    /// Snoozes a pending request for `duration`: it leaves the pending list and the count,
+    /// and is announced again when the snooze ends. A snooze never reaches past the
+    /// request's own expiry: it is cut to end there, and the result says so. Nothing is
+    /// answered.
+    pub fn snooze(
+        &mut self,
+        id: &str,
+        duration: std::time::Duration,
+    ) -> Result<Snoozed, SettleError> {
+        self.ensure_known(id)?;
+        let now = Utc::now();
+        let detail = match self.store.detail(id)? {
+            Some(detail) if detail.summary.state == State::Pending => detail,
+            Some(detail) => match detail.outcome {
+                Some(outcome) => return Err(SettleError::AlreadySettled(Box::new(outcome))),
+                None => return Err(SettleError::Cancelled(id.to_owned())),
+            },
+            None => return Err(SettleError::NotFound(id.to_owned())),
+        };
+        let wanted = chrono::Duration::from_std(duration)
+            .ok()
+            .and_then(|d| now.checked_add_signed(d))
+            .ok_or_else(|| {
+                SettleError::Invalid(vec![Problem::new("/duration", "the snooze is too long")])
+            })?;
+        let (until, capped) = match detail.summary.deadline {
+            Some(expiry) if expiry < wanted => (expiry, true),
+            _ => (wanted, false),
+        };
+        let record = serde_json::json!({
+            "until": until,
+            "capped_at_expiry": capped,
+        });
+        self.in_batch(|engine| {
+            if engine.store.snooze(id, until, &record, now)? {
+                engine.outbox.push(Event::Snoozed {
+                    id: id.to_owned(),
+                    until,
+                    capped,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(Snoozed { until, capped })
+    }
+
+    /// Ends a request's snooze now: it is pending again and announced anew. False if it
+    /// was not snoozed.
+    pub fn unsnooze(&mut self, id: &str) -> Result<bool, SettleError> {
+        self.ensure_known(id)?;
+        let ended = self.in_batch(|engine| {
+            let ended = engine.store.end_snoozes(Utc::now(), Some(id))?;
+            for id in &ended {
+                engine.outbox.push(Event::SnoozeEnded { id: id.clone() });
+            }
+            Ok(!ended.is_empty())
+        })?;
+        Ok(ended)
     }
 
     /// Writes the operator's answers (an object keyed by question id) as the outcome,
@@ -845,17 +1238,22 @@ impl Engine {
     fn ingest_request(&mut self, id: &str) -> Result<(), EngineError> {
         let now = Utc::now();
         let path = self.spool.path(Area::Questions, id);
-        let (parsed, placed_at, sha256) = match self.spool.read_file(Area::Questions, id) {
+        let (parsed, placed_at, sha256, placed_by) = match self.spool.read_file(Area::Questions, id)
+        {
             Ok(file) => (
                 parse_request(&file.bytes, Some(id)),
                 DateTime::<Utc>::from(file.modified),
                 Some(inbox_protocol::sha256_hex(&file.bytes)),
+                inbox_spool::account_name(file.owner),
             ),
             Err(ReadError::Missing) => return Ok(()),
             // Too big to read, but its name is a valid id: the asker gets a rejection.
-            Err(error @ ReadError::TooLarge { .. }) => {
-                (Err(vec![Problem::new("", error.to_string())]), now, None)
-            }
+            Err(error @ ReadError::TooLarge { .. }) => (
+                Err(vec![Problem::new("", error.to_string())]),
+                now,
+                None,
+                None,
+            ),
             // A transient failure: the next scan tries again.
             Err(ReadError::Io(error)) => {
                 tracing::warn!("cannot read {}: {error}; will retry", path.display());
@@ -866,8 +1264,17 @@ impl Engine {
         };
         match parsed {
             Ok(request) => {
-                self.store.insert_pending(id, &request, placed_at, now)?;
-                self.open_request(id, request, placed_at)?;
+                self.store
+                    .insert_pending(id, &request, placed_at, placed_by.as_deref(), now)?;
+                let facts = PendingFacts {
+                    request,
+                    placed_at,
+                    placed_by,
+                    policy_step: 0,
+                    snoozed_until: None,
+                    judgement: None,
+                };
+                self.open_request(id, facts)?;
             }
             Err(errors) => {
                 self.store.insert_rejected(id, &errors, placed_at, now)?;
@@ -1011,6 +1418,14 @@ impl Engine {
             let _ = events.send(event);
         }
     }
+}
+
+/// What a snooze came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Snoozed {
+    pub until: DateTime<Utc>,
+    /// The snooze was cut to the request's own expiry.
+    pub capped: bool,
 }
 
 /// The block of a request whose file changed after it was placed.

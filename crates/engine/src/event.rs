@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use chrono::{DateTime, Utc};
 use inbox_protocol::{OutcomeStatus, Priority, Problem, Source};
 use serde::Serialize;
 
@@ -51,6 +52,30 @@ pub enum Event {
     /// standing for several. Sent by the notifier once the bubble went out, so never while
     /// notifications are off, silenced or unavailable.
     Notified { ids: Vec<String>, merged: bool },
+    /// The operator's policy held a request for a person that asked to settle itself (its
+    /// autonomous mode, or a rule's delay that would default it), and why.
+    Held { id: String, reason: String },
+    /// An escalation step was taken for a request nobody answered: notified again, or the
+    /// operator's command started (`action` says which, and how it went).
+    Escalated {
+        id: String,
+        step: u32,
+        action: String,
+    },
+    /// The operator snoozed a request until `until` (`capped`: the snooze was cut to the
+    /// request's own expiry).
+    Snoozed {
+        id: String,
+        until: DateTime<Utc>,
+        capped: bool,
+    },
+    /// A snooze ended: the request is pending again and announced anew.
+    SnoozeEnded { id: String },
+    /// A new policy is in force (the file was created, changed or removed); pending
+    /// requests were judged again.
+    PolicyChanged { origin: String, rules: Vec<String> },
+    /// The policy file is broken: what is wrong and what stands instead.
+    PolicyTrouble { message: String },
 }
 
 impl Event {
@@ -111,6 +136,20 @@ impl Event {
                 let what = if *merged { " (one summary)" } else { "" };
                 format!("notified{what}: {}", ids.join(", "))
             }
+            Event::Held { id, reason } => format!("held {id}: {reason}"),
+            Event::Escalated { id, step, action } => {
+                format!("escalated {id}, step {step}: {action}")
+            }
+            Event::Snoozed { id, until, capped } => {
+                let capped = if *capped { " (its expiry)" } else { "" };
+                format!("snoozed {id} until {}{capped}", until.to_rfc3339())
+            }
+            Event::SnoozeEnded { id } => format!("snooze of {id} ended: pending again"),
+            Event::PolicyChanged { origin, rules } => format!(
+                "policy: now {origin}, rules {}; pending requests judged again",
+                rules.join(", ")
+            ),
+            Event::PolicyTrouble { message } => format!("POLICY PROBLEM: {message}"),
         }
     }
 }

@@ -8,7 +8,9 @@
 //!   [`Engine::turn`] at a time.
 //! - [`command`]: the closed set of writes a front end sends into the loop, with replies.
 //! - [`query`]: the read side of the database, for front ends.
-//! - [`policy`]: autonomous mode and expiry, as pure decisions.
+//! - [`policy`]: the operator's policy applied to one request (autonomous mode, expiry, a
+//!   rule's delay, escalation), as pure decisions; [`policy_source`]: the policy file, kept
+//!   in force and noticed when it changes; [`escalation`]: running an escalation command.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
 //! - [`demo`]: demo requests to try the inbox with.
 //! - [`operator`]: who the operator is, as `answered_by` records it.
@@ -16,23 +18,28 @@
 //!
 //! No GUI dependency lives here: the CLI and the desktop shell are thin layers over it.
 
+pub mod alike;
 pub mod audit;
 pub mod command;
 pub mod demo;
 pub mod engine;
+pub mod escalation;
 pub mod event;
 pub mod locations;
 pub mod notifier;
 pub mod operator;
 pub mod policy;
+pub mod policy_source;
 pub mod query;
 pub mod store;
 pub mod watcher;
 
 pub use command::Command;
-pub use engine::{Engine, EngineError, SettleError, Wake, MIN_VERSION_PREFIX};
+pub use engine::{Engine, EngineError, SettleError, Snoozed, Wake, MIN_VERSION_PREFIX};
 pub use event::Event;
-pub use inbox_spool::{faults, spool, Area, Placed, Spool, SpoolError, Trust};
+pub use inbox_policy;
+pub use inbox_spool::{account_name, faults, spool, Area, Placed, Spool, SpoolError, Trust};
+pub use policy_source::{PolicyChange, PolicySource};
 pub use query::{Queries, Reader};
-pub use store::{RequestDetail, RequestSummary, State, Store, StoreError};
+pub use store::{PendingFacts, RequestDetail, RequestSummary, State, Store, StoreError};
 pub use watcher::{run, run_with_commands, WatchOptions};

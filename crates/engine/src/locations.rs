@@ -1,7 +1,7 @@
 //! Opening the inbox: the spool (its default place and checks live in
 //! [`inbox_spool::locations`], re-exported here) and the database, as one engine.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use inbox_spool::locations::*;
 
@@ -25,4 +25,11 @@ pub fn open_engine_with(spool: &Path, db: &Path, trust: Trust) -> Result<Engine,
         .map_err(|e| LocationError(format!("cannot open the database {}: {e}", db.display())))?;
     Engine::new(spool, store)
         .map_err(|e| LocationError(format!("cannot use the database {}: {e}", db.display())))
+}
+
+/// Where the operator's policy file is by default: `<XDG config dir>/answer-inbox/policy.toml`
+/// (shared by the CLI and the desktop app). It need not exist: then the shipped policy
+/// applies.
+pub fn default_policy() -> Option<PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("answer-inbox").join("policy.toml"))
 }

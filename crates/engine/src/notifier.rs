@@ -22,6 +22,7 @@
 use std::borrow::{Borrow, Cow};
 use std::time::{Duration, Instant};
 
+use inbox_policy::Loudness;
 use inbox_protocol::text::one_line;
 use inbox_protocol::{Priority, QuestionKind, Request};
 use serde_json::{Map, Value};
@@ -45,6 +46,13 @@ pub trait Notifier: Send {
 pub struct Announcement {
     pub summary: RequestSummary,
     pub request: Option<Request>,
+    /// How loudly, as the operator's policy says (a `critical` request is always loud).
+    pub loudness: Loudness,
+    /// Whether the policy lets a bubble for it carry answer buttons.
+    pub buttons: bool,
+    /// Set when this is an escalation step's reminder, not the first announcement: which
+    /// step.
+    pub escalation: Option<u32>,
 }
 
 impl Announcement {
@@ -70,17 +78,48 @@ impl Announcement {
                 answered_by: None,
                 unwritten: None,
                 blocked: None,
+                placed_by: None,
+                judgement: None,
+                snoozed_until: None,
             },
             request: Some(request),
+            loudness: Loudness::Normal,
+            buttons: true,
+            escalation: None,
         }
     }
 }
 
 impl From<RequestDetail> for Announcement {
+    /// As the judgement kept with the request says (normal, with buttons, without one).
     fn from(detail: RequestDetail) -> Announcement {
+        let (loudness, buttons) = detail
+            .summary
+            .judgement
+            .as_ref()
+            .map_or((Loudness::Normal, true), |j| (j.notify, j.buttons));
         Announcement {
             summary: detail.summary,
             request: detail.request,
+            loudness,
+            buttons,
+            escalation: None,
+        }
+    }
+}
+
+impl Announcement {
+    /// Whether its bubble is critical: by the request's priority or the policy's word.
+    pub fn is_critical(&self) -> bool {
+        self.summary.priority == Priority::Critical || self.loudness == Loudness::Critical
+    }
+
+    /// The bubble's title: the request's, and for an escalation's reminder, saying so.
+    fn title(&self) -> String {
+        let title = one_line(&self.summary.title);
+        match self.escalation {
+            Some(_) => format!("Still waiting: {title}"),
+            None => title.into_owned(),
         }
     }
 }
@@ -296,6 +335,8 @@ pub enum NeedsWindow {
     SeveralLines,
     /// The body or a label would not fit: daemons would cut what the buttons answer.
     TooLong,
+    /// The operator's policy keeps answer buttons off this request's bubbles.
+    PolicySaysNo,
 }
 
 impl std::fmt::Display for NeedsWindow {
@@ -310,6 +351,7 @@ impl std::fmt::Display for NeedsWindow {
             NeedsWindow::DetailsToRead => "it has details to read",
             NeedsWindow::SeveralLines => "the question has several lines",
             NeedsWindow::TooLong => "too long for a bubble",
+            NeedsWindow::PolicySaysNo => "your policy keeps buttons off it",
         };
         f.write_str(why)
     }
@@ -331,9 +373,7 @@ pub fn compose<A: Borrow<Announcement>>(items: &[A], buttons: bool) -> Option<No
             })
         }
         many => {
-            let critical = many
-                .iter()
-                .any(|a| a.borrow().summary.priority == Priority::Critical);
+            let critical = many.iter().any(|a| a.borrow().is_critical());
             let mut body: Vec<String> = many
                 .iter()
                 .take(3)
@@ -367,6 +407,9 @@ pub fn offer(announcement: &Announcement) -> Result<Offer, NeedsWindow> {
 fn with_buttons(announcement: &Announcement) -> Result<Notice, NeedsWindow> {
     let summary = &announcement.summary;
     let request: &Request = announcement.request.as_ref().ok_or(NeedsWindow::Unread)?;
+    if !announcement.buttons {
+        return Err(NeedsWindow::PolicySaysNo);
+    }
     if matches!(request.priority, Priority::High | Priority::Critical) {
         return Err(NeedsWindow::Priority(request.priority));
     }
@@ -428,9 +471,9 @@ fn with_buttons(announcement: &Announcement) -> Result<Notice, NeedsWindow> {
         return Err(NeedsWindow::TooLong);
     }
     Ok(Notice {
-        summary: one_line(&summary.title).into_owned(),
+        summary: announcement.title(),
         body,
-        critical: summary.priority == Priority::Critical,
+        critical: announcement.is_critical(),
         offer: Some(Offer {
             id: summary.id.clone(),
             version: request.sha256.clone(),
@@ -460,9 +503,9 @@ fn without_buttons(announcement: &Announcement, why: Option<NeedsWindow>) -> Not
         lines.push(format!("Click to answer in the window ({why})."));
     }
     Notice {
-        summary: one_line(&summary.title).into_owned(),
+        summary: announcement.title(),
         body: lines.join("\n"),
-        critical: summary.priority == Priority::Critical,
+        critical: announcement.is_critical(),
         offer: None,
     }
 }

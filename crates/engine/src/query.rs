@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
+use inbox_protocol::Request;
 
 use crate::store::{LoggedEvent, RequestDetail, RequestSummary, State, Store, StoreError};
 
@@ -29,6 +30,18 @@ impl<'a> Queries<'a> {
 
     pub fn pending_count(&self) -> Result<usize, StoreError> {
         self.store.pending_count()
+    }
+
+    /// Pending requests the operator snoozed, the soonest back first (not in
+    /// [`Queries::pending`] until their snooze ends).
+    pub fn snoozed(&self) -> Result<Vec<RequestSummary>, StoreError> {
+        self.store.snoozed()
+    }
+
+    /// Pending requests that may be acted on now (not blocked, no outcome waiting to be
+    /// written), each normalised, with when its file was placed; in no particular order.
+    pub fn pending_requests(&self) -> Result<Vec<(Request, DateTime<Utc>)>, StoreError> {
+        self.store.pending_requests(None)
     }
 
     /// Settled and cancelled requests, newest first.

@@ -18,6 +18,7 @@ use serde::Serialize;
 use inbox_spool::faults;
 
 use crate::audit;
+use crate::policy::Judgement;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -151,6 +152,17 @@ fn migrations() -> Migrations<'static> {
                 Ok(())
             },
         ),
+        // The operator's policy (crate::rules): who placed the file (a rule may match on
+        // the account), what the policy made of the request (`judgement`, JSON), when its
+        // next timed step is due and how many such steps were taken; and the operator's
+        // snooze.
+        M::up(
+            "ALTER TABLE requests ADD COLUMN placed_by TEXT;
+             ALTER TABLE requests ADD COLUMN judgement TEXT;
+             ALTER TABLE requests ADD COLUMN policy_due INTEGER;
+             ALTER TABLE requests ADD COLUMN policy_step INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE requests ADD COLUMN snoozed_until INTEGER;",
+        ),
     ])
 }
 
@@ -210,6 +222,43 @@ pub struct RequestSummary {
     /// changed after it was placed, or an invalid outcome file stands in its place).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked: Option<String>,
+    /// The OS account that owns the request file (who placed it), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placed_by: Option<String>,
+    /// What the operator's policy made of a pending request: which rule, whether its
+    /// autonomous mode was held and why, what happens next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<Judgement>,
+    /// Set while the operator has snoozed the request: it is out of the pending list until
+    /// then, and announced again when the snooze ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snoozed_until: Option<DateTime<Utc>>,
+}
+
+/// A pending request as the policy judges it (see [`Store::pending_facts`]).
+#[derive(Debug, Clone)]
+pub struct PendingFacts {
+    pub request: Request,
+    pub placed_at: DateTime<Utc>,
+    pub placed_by: Option<String>,
+    /// How many of its policy's timed steps were taken.
+    pub policy_step: u32,
+    pub snoozed_until: Option<DateTime<Utc>>,
+    /// What the policy made of it last time, if it was judged.
+    pub judgement: Option<Judgement>,
+}
+
+/// Which pending requests [`Store::pending_facts`] gives.
+#[derive(Debug, Clone, Copy)]
+pub enum Due {
+    All,
+    /// Those whose policy's next timed step is due by then.
+    Step(DateTime<Utc>),
+    /// Those whose own expiry passed by then.
+    Expiry(DateTime<Utc>),
+    /// Those no policy has judged yet: taken in by another process (a CLI command syncs,
+    /// and leaves the policy to the running inbox).
+    Unjudged,
 }
 
 /// An outcome kept in the store because the spool would not take it yet.
@@ -273,7 +322,7 @@ fn priority_of(rank: i64) -> Priority {
 
 const SUMMARY_COLUMNS: &str = "r.id, r.status, r.title, r.source_json, r.priority, \
      r.question_count, r.placed_at, r.deadline, r.settled_at, o.answered_by, r.mode, \
-     u.last_error, r.blocked";
+     u.last_error, r.blocked, r.placed_by, r.judgement, r.snoozed_until";
 
 /// The tables every summary reads from.
 const SUMMARY_FROM: &str = "requests r LEFT JOIN outcomes o ON o.request_id = r.id \
@@ -418,6 +467,7 @@ impl Store {
         id: &str,
         request: &Request,
         placed_at: DateTime<Utc>,
+        placed_by: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         let request_json = serde_json::to_string(request).expect("requests serialise");
@@ -426,8 +476,9 @@ impl Store {
         self.conn
             .prepare_cached(
                 "INSERT INTO requests (id, status, title, source_json, priority, mode,
-                     question_count, placed_at, ingested_at, deadline, request_json, sha256)
-                 VALUES (?1, 'pending', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     question_count, placed_at, ingested_at, deadline, request_json, sha256,
+                     placed_by)
+                 VALUES (?1, 'pending', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 id,
@@ -443,6 +494,7 @@ impl Store {
                 deadline,
                 request_json,
                 request.sha256,
+                placed_by,
             ])?;
         let mut insert_question = self.conn.prepare_cached(
             "INSERT INTO questions (request_id, position, question_id, type, question, required)
@@ -570,28 +622,40 @@ impl Store {
     }
 
     /// Pending requests the operator has not been told about yet, with their normalised
-    /// request (a notification's answer buttons need its questions).
-    pub fn take_unnotified(
-        &mut self,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<RequestDetail>, StoreError> {
-        let rows = self.details(
+    /// request (a notification's answer buttons need its questions); not those snoozed.
+    pub fn unnotified(&self, now: DateTime<Utc>) -> Result<Vec<RequestDetail>, StoreError> {
+        self.details(
             "WHERE r.status = 'pending' AND r.notified = 0 AND r.request_json IS NOT NULL
+               AND (r.snoozed_until IS NULL OR r.snoozed_until <= ?1)
              ORDER BY r.priority DESC, r.placed_at",
-            [],
-        )?;
-        if !rows.is_empty() {
-            // The same condition as the query above, inside the same transaction.
-            self.conn
-                .prepare_cached(
-                    "UPDATE requests SET notified = 1
-                     WHERE status = 'pending' AND notified = 0 AND request_json IS NOT NULL",
-                )?
-                .execute([])?;
-            let ids: Vec<&str> = rows.iter().map(|r| r.summary.id.as_str()).collect();
-            self.log(None, "notified", &serde_json::json!({ "ids": ids }), now)?;
+            [ms(now)],
+        )
+    }
+
+    /// Marks requests as told about (announced, or silent by the policy). `announced`:
+    /// whether a notice goes out, which the log says.
+    pub fn mark_notified(
+        &mut self,
+        ids: &[&str],
+        announced: bool,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
         }
-        Ok(rows)
+        let mut mark = self
+            .conn
+            .prepare_cached("UPDATE requests SET notified = 1 WHERE id = ?1")?;
+        for id in ids {
+            mark.execute([id])?;
+        }
+        drop(mark);
+        let detail = if announced {
+            serde_json::json!({ "ids": ids })
+        } else {
+            serde_json::json!({ "ids": ids, "silent": true })
+        };
+        self.log(None, "notified", &detail, now)
     }
 
     /// Keeps an outcome the spool would not take. True the first time for this request;
@@ -691,19 +755,40 @@ impl Store {
         Ok(())
     }
 
-    /// Pending requests, most urgent first, then oldest first.
+    /// Pending requests, most urgent first, then oldest first; not those the operator
+    /// snoozed (see [`Store::snoozed`]).
     pub fn pending(&self) -> Result<Vec<RequestSummary>, StoreError> {
         self.summaries(
-            "WHERE r.status = 'pending' ORDER BY r.priority DESC, r.placed_at",
-            [],
+            "WHERE r.status = 'pending'
+               AND (r.snoozed_until IS NULL OR r.snoozed_until <= ?1)
+             ORDER BY r.priority DESC, r.placed_at",
+            [ms(Utc::now())],
         )
     }
 
-    /// How many requests are pending.
+    /// Pending requests the operator snoozed, the soonest back first.
+    pub fn snoozed(&self) -> Result<Vec<RequestSummary>, StoreError> {
+        self.summaries(
+            "WHERE r.status = 'pending' AND r.snoozed_until > ?1 ORDER BY r.snoozed_until",
+            [ms(Utc::now())],
+        )
+    }
+
+    /// The ids of every pending request, snoozed or not.
+    pub fn open_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM requests WHERE status = 'pending'")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many requests are pending (the tray's count): not those snoozed.
     pub fn pending_count(&self) -> Result<usize, StoreError> {
         let count: i64 = self.conn.query_row(
-            "SELECT count(*) FROM requests WHERE status = 'pending'",
-            [],
+            "SELECT count(*) FROM requests WHERE status = 'pending'
+               AND (snoozed_until IS NULL OR snoozed_until <= ?1)",
+            [ms(Utc::now())],
             |row| row.get(0),
         )?;
         Ok(usize::try_from(count).unwrap_or(0))
@@ -747,8 +832,8 @@ impl Store {
         let rows = stmt.query_map(params, |r| {
             Ok((
                 summary_from_row(r)?,
-                r.get::<_, Option<String>>(13)?,
-                r.get::<_, Option<String>>(14)?,
+                r.get::<_, Option<String>>(16)?,
+                r.get::<_, Option<String>>(17)?,
             ))
         })?;
         let mut details = Vec::new();
@@ -805,16 +890,170 @@ impl Store {
         Ok(out)
     }
 
-    /// The earliest deadline among pending requests.
+    /// The earliest time something is due for a pending request: its expiry, its policy's
+    /// next timed step, the end of its snooze.
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         let next: Option<i64> = self
             .conn
             .prepare_cached(
-                "SELECT MIN(deadline) FROM requests WHERE status = 'pending'
+                // The least of the three that are set: each is first in one COALESCE, and
+                // every COALESCE gives one of those set (SQLite's min() of several values
+                // is NULL if any is).
+                "SELECT MIN(MIN(COALESCE(deadline, policy_due, snoozed_until),
+                                COALESCE(policy_due, deadline, snoozed_until),
+                                COALESCE(snoozed_until, deadline, policy_due)))
+                 FROM requests WHERE status = 'pending'
                  AND blocked IS NULL AND id NOT IN (SELECT request_id FROM unwritten)",
             )?
             .query_row([], |r| r.get(0))?;
         Ok(next.map(from_ms))
+    }
+
+    /// Pending requests for the policy to judge (every one, or those whose next timed
+    /// step is due by `due_by`), with what a rule may match on and how far its timed
+    /// steps went. Blocked requests and those whose outcome waits to be written are left
+    /// alone.
+    pub fn pending_facts(&self, due: Due) -> Result<Vec<PendingFacts>, StoreError> {
+        let (step_due, expiry_due, unjudged) = match due {
+            Due::All => (None, None, false),
+            Due::Step(now) => (Some(ms(now)), None, false),
+            Due::Expiry(now) => (None, Some(ms(now)), false),
+            Due::Unjudged => (None, None, true),
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, request_json, placed_at, placed_by, policy_step, snoozed_until, judgement
+             FROM requests
+             WHERE status = 'pending' AND request_json IS NOT NULL
+               AND (?1 IS NULL OR policy_due <= ?1) AND (?2 IS NULL OR deadline <= ?2)
+               AND (?3 = 0 OR judgement IS NULL)
+               AND blocked IS NULL AND id NOT IN (SELECT request_id FROM unwritten)
+             ORDER BY placed_at",
+        )?;
+        let rows = stmt.query_map(params![step_due, expiry_due, unjudged], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, Option<String>>(6)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, json, placed_at, placed_by, step, snoozed_until, judgement) = row?;
+            let request = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                id,
+                message: e.to_string(),
+            })?;
+            out.push(PendingFacts {
+                request,
+                placed_at: from_ms(placed_at),
+                placed_by,
+                policy_step: u32::try_from(step).unwrap_or(0),
+                snoozed_until: snoozed_until.map(from_ms),
+                judgement: judgement.and_then(|json| serde_json::from_str(&json).ok()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Records what the policy made of a pending request, when its next timed step is due
+    /// and how many it took.
+    pub fn set_judgement(
+        &mut self,
+        id: &str,
+        judgement: &Judgement,
+        due: Option<DateTime<Utc>>,
+        step: u32,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE requests SET judgement = ?2, policy_due = ?3, policy_step = ?4
+                 WHERE id = ?1 AND status = 'pending'",
+            )?
+            .execute(params![
+                id,
+                serde_json::to_string(judgement).expect("judgements serialise"),
+                due.map(ms),
+                step
+            ])?;
+        Ok(())
+    }
+
+    /// Snoozes a pending request until `until`: out of the pending list and the count,
+    /// announced again then. False if it is not pending.
+    pub fn snooze(
+        &mut self,
+        id: &str,
+        until: DateTime<Utc>,
+        detail: &serde_json::Value,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE requests SET snoozed_until = ?2 WHERE id = ?1 AND status = 'pending'",
+            )?
+            .execute(params![id, ms(until)])?;
+        if changed > 0 {
+            self.log(Some(id), "snoozed", detail, now)?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Ends every snooze due by `now` (or the one of `only`, at once): the requests are
+    /// pending again and announced anew. Returns their ids.
+    pub fn end_snoozes(
+        &mut self,
+        now: DateTime<Utc>,
+        only: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let ids: Vec<String> = {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT id FROM requests WHERE status = 'pending'
+                   AND snoozed_until IS NOT NULL
+                   AND (?1 IS NULL AND snoozed_until <= ?2 OR id = ?1)",
+            )?;
+            let rows = stmt.query_map(params![only, ms(now)], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for id in &ids {
+            self.conn
+                // A policy step put off by the snooze is due again now (a later one is
+                // simply checked again on the next turn and put back).
+                .prepare_cached(
+                    "UPDATE requests SET snoozed_until = NULL, notified = 0,
+                            policy_due = MIN(policy_due, ?2)
+                      WHERE id = ?1",
+                )?
+                .execute(params![id, ms(now)])?;
+            let why = if only.is_some() {
+                "ended by the operator"
+            } else {
+                "its time is up"
+            };
+            self.log(
+                Some(id),
+                "snooze_ended",
+                &serde_json::json!({ "why": why }),
+                now,
+            )?;
+        }
+        Ok(ids)
+    }
+
+    /// Appends an event the engine decided (a hold, an escalation step, a policy change)
+    /// to the audit log.
+    pub fn log_event(
+        &mut self,
+        id: Option<&str>,
+        kind: &str,
+        detail: &serde_json::Value,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.log(id, kind, detail, now)
     }
 
     /// Blocks a pending request (see [`RequestSummary::blocked`]); true if it was not
@@ -1076,6 +1315,11 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestSummary> {
         },
         unwritten: r.get(11)?,
         blocked: r.get(12)?,
+        placed_by: r.get(13)?,
+        judgement: r
+            .get::<_, Option<String>>(14)?
+            .and_then(|json| serde_json::from_str(&json).ok()),
+        snoozed_until: r.get::<_, Option<i64>>(15)?.map(from_ms),
     })
 }
 
@@ -1124,7 +1368,9 @@ mod tests {
     fn outcomes_are_recorded_once_and_logged() {
         let mut store = Store::open_in_memory().unwrap();
         let now = Utc::now();
-        store.insert_pending("r1", &sample("r1"), now, now).unwrap();
+        store
+            .insert_pending("r1", &sample("r1"), now, None, now)
+            .unwrap();
         assert_eq!(store.known().unwrap().get("r1"), Some(&true));
         assert_eq!(
             store.next_deadline().unwrap().map(|d| d.timestamp_millis()),
@@ -1158,12 +1404,30 @@ mod tests {
     }
 
     #[test]
-    fn notifications_are_taken_once() {
+    fn a_request_is_told_about_once_and_not_while_snoozed() {
         let mut store = Store::open_in_memory().unwrap();
         let now = Utc::now();
-        store.insert_pending("a", &sample("a"), now, now).unwrap();
-        assert_eq!(store.take_unnotified(now).unwrap().len(), 1);
-        assert!(store.take_unnotified(now).unwrap().is_empty());
+        store
+            .insert_pending("a", &sample("a"), now, None, now)
+            .unwrap();
+        store
+            .insert_pending("b", &sample("b"), now, None, now)
+            .unwrap();
+        let later = now + chrono::Duration::minutes(10);
+        store
+            .snooze("b", later, &serde_json::json!({"for": "10m"}), now)
+            .unwrap();
+        let due: Vec<String> = store
+            .unnotified(now)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.summary.id)
+            .collect();
+        assert_eq!(due, ["a"]);
+        store.mark_notified(&["a"], true, now).unwrap();
+        assert!(store.unnotified(now).unwrap().is_empty());
+        // Once the snooze is over, the snoozed request is due.
+        assert_eq!(store.unnotified(later).unwrap().len(), 1);
     }
 
     #[test]

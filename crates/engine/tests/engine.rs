@@ -7,7 +7,7 @@ use chrono::Utc;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::spool::Area;
 use inbox_engine::{Command, Engine, Event, SettleError, Spool, State, Store, Wake, WatchOptions};
-use inbox_protocol::{DecidedBy, Outcome, OutcomeStatus, Surface};
+use inbox_protocol::{DecidedBy, Outcome, OutcomeStatus, Surface, Trigger};
 use serde_json::{json, Map, Value};
 
 struct Fixture {
@@ -256,9 +256,11 @@ fn autonomous_requests_with_defaults_are_answered_at_once() {
 
     let outcome = fx.outcome("auto");
     assert_eq!(outcome.status, OutcomeStatus::Defaulted);
-    assert_eq!(outcome.answered_by, "policy:autonomous");
+    // The shipped policy's rule for file askers honours autonomous mode, and says so.
+    assert_eq!(outcome.answered_by, "policy:rule:file-askers");
     assert_eq!(outcome.decided_by, Some(DecidedBy::Policy));
-    assert_eq!(outcome.rule.as_deref(), Some("policy:autonomous"));
+    assert_eq!(outcome.rule.as_deref(), Some("policy:rule:file-askers"));
+    assert_eq!(outcome.trigger, Some(Trigger::Autonomous));
     assert_eq!(outcome.surface, Some(Surface::Policy));
     assert!(outcome.decision_ms.is_some());
     assert_eq!(outcome.answers["keep"], json!("30d"));
@@ -295,9 +297,10 @@ fn expiry_defaults_or_expires() {
 
     let expired = fx.outcome("no-default");
     assert_eq!(expired.status, OutcomeStatus::Expired);
-    assert_eq!(expired.answered_by, "policy:expiry");
+    assert_eq!(expired.answered_by, "policy:rule:file-askers");
     assert_eq!(expired.decided_by, Some(DecidedBy::Policy));
-    assert_eq!(expired.rule.as_deref(), Some("policy:expiry"));
+    assert_eq!(expired.rule.as_deref(), Some("policy:rule:file-askers"));
+    assert_eq!(expired.trigger, Some(Trigger::Expiry));
     assert_eq!(expired.surface, Some(Surface::Policy));
     assert_eq!(fx.outcome("with-default").status, OutcomeStatus::Defaulted);
     assert!(!fx.spool.exists(Area::Answers, "later"));

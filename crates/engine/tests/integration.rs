@@ -5,4 +5,5 @@
 mod audit;
 mod engine;
 mod integrity;
+mod policy;
 mod spool_model;

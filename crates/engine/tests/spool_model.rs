@@ -39,8 +39,10 @@ fn other_operator() -> String {
 /// Another inbox's instance begins with this; [`settlement`] marks what it wrote.
 const OTHER_HOST: &str = "other-host/";
 const OTHER_HOST_MARK: &str = " (other inbox)";
-const AUTONOMOUS: &str = "policy:autonomous";
-const EXPIRY: &str = "policy:expiry";
+/// The shipped policy's rule for file askers at normal priority, which every template is:
+/// it honours autonomous mode and lets expiry take the defaults.
+const AUTONOMOUS: &str = "policy:rule:file-askers";
+const EXPIRY: &str = "policy:rule:file-askers";
 const VALIDATION: &str = "policy:validation";
 /// An id no request ever has.
 const MISSING: &str = "missing-1";
@@ -216,13 +218,12 @@ impl Model {
         request.db = Db::Settled(outcome);
     }
 
-    /// The daemon's autonomous policy over the pending requests it has just opened. A full
-    /// scan opens every pending request it had not reported yet (including those a command
-    /// read first); a file event opens only that file's request.
-    fn autonomy(&mut self, only: Option<&str>) {
-        for (id, request) in self.requests.iter_mut() {
-            let opened = only.is_none_or(|only| only == id);
-            if opened && request.db == Db::Pending && request.template == Template::AutoFull {
+    /// The daemon's autonomous policy, at the end of each of its turns, over every pending
+    /// request no policy has judged yet: those it has just opened, and those a command read
+    /// first (a judged one that could settle itself already did).
+    fn autonomy(&mut self) {
+        for request in self.requests.values_mut() {
+            if request.db == Db::Pending && request.template == Template::AutoFull {
                 Model::settle(request, OutcomeStatus::Defaulted, AUTONOMOUS);
             }
         }
@@ -242,7 +243,7 @@ impl Model {
                 _ => {}
             }
         }
-        self.autonomy(None);
+        self.autonomy();
     }
 
     /// The common start of `answer`, `decline` and `cancel`: the request must exist, is
@@ -280,7 +281,7 @@ impl Model {
                 }
                 self.requests.insert(id.clone(), request);
                 if *notify {
-                    self.autonomy(Some(&id));
+                    self.autonomy();
                 }
                 None
             }
@@ -327,6 +328,7 @@ impl Model {
                         // Settled by the file itself: nothing is left for the policies.
                         _ => {}
                     }
+                    self.autonomy();
                 }
                 None
             }
@@ -338,6 +340,7 @@ impl Model {
                         Model::settle(request, status, EXPIRY);
                     }
                 }
+                self.autonomy();
                 None
             }
             Transition::Crash { delete_db } => {

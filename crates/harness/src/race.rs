@@ -167,7 +167,7 @@ impl Kind {
         }
     }
 
-    /// Who may settle a request of this kind: the answerers, as `operator` (this
+    /// Who may settle a request of this kind (as [`racer_of`] names them): the answerers, as `operator` (this
     /// process's `operator:<account>`), and the policy the kind has.
     fn may_win(self, by: &str, operator: &str) -> bool {
         by == operator
@@ -659,7 +659,7 @@ fn check_outcomes(
             violations.push(format!("request {id} ({}) has no outcome", kind.name()));
             continue;
         };
-        let by = outcome["answered_by"].as_str().unwrap_or_default();
+        let by = racer_of(outcome);
         let status = outcome["status"].as_str().unwrap_or_default();
         *report.statuses.entry(status.to_owned()).or_default() += 1;
         if !kind.may_win(by, &shared.operator) {
@@ -821,5 +821,20 @@ fn check_logs(
                 _ => report.unlogged[k] += 1,
             }
         }
+    }
+}
+
+/// Who settled an outcome, as the report counts racers: `answered_by`, except that a policy
+/// rule's settlement is named by what set it off (`policy:autonomous`, `policy:expiry`), so
+/// the two policy racers stay apart whichever rule of the operator's policy decided.
+fn racer_of(outcome: &Value) -> &str {
+    let by = outcome["answered_by"].as_str().unwrap_or_default();
+    if !by.starts_with("policy:rule:") {
+        return by;
+    }
+    match outcome["trigger"].as_str() {
+        Some("autonomous") => "policy:autonomous",
+        Some("expiry") => "policy:expiry",
+        _ => by,
     }
 }

@@ -332,8 +332,14 @@ mod tests {
                 answered_by: None,
                 unwritten: None,
                 blocked: None,
+                placed_by: None,
+                judgement: None,
+                snoozed_until: None,
             },
             request: None,
+            loudness: inbox_engine::inbox_policy::Loudness::Normal,
+            buttons: true,
+            escalation: None,
         }
     }
 

@@ -20,6 +20,7 @@ pub mod answers;
 #[cfg(feature = "validate")]
 mod dialects;
 pub mod digest;
+pub mod fingerprint;
 pub mod id;
 pub mod limits;
 pub mod model;
@@ -43,14 +44,15 @@ pub use answers::{check_answers, coerce_cli_values, fill_defaults, parse_number,
 #[cfg(feature = "validate")]
 pub use dialects::dialect_reply;
 pub use digest::sha256_hex;
+pub use fingerprint::fingerprint;
 pub use id::{is_valid_id, request_id_from_file_name, NameProblem};
 pub use model::{
     Choice, Dialect, Expiry, Mode, Origin, Priority, Question, QuestionKind, Request, Rules,
     Source, TextFormat,
 };
 pub use outcome::{
-    AnswerSet, DecidedBy, Outcome, OutcomeStatus, Surface, BY_AUTONOMOUS, BY_EXPIRY, BY_VALIDATION,
-    PROTOCOL_VERSION,
+    AnswerSet, DecidedBy, Outcome, OutcomeStatus, Surface, Trigger, BY_AUTONOMOUS, BY_EXPIRY,
+    BY_VALIDATION, PROTOCOL_VERSION,
 };
 #[cfg(feature = "validate")]
 pub use parse::parse_request;

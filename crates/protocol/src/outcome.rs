@@ -97,6 +97,18 @@ pub enum DecidedBy {
     Policy,
 }
 
+/// What set off a policy's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// The request asked for autonomous mode and a rule honoured it.
+    Autonomous,
+    /// The request's own expiry passed.
+    Expiry,
+    /// A rule's delay (`after`) passed.
+    Delay,
+}
+
 /// Where a decision was made: the front end a person used, or `policy` for the automatic
 /// ones. New surfaces may appear; readers should treat an unknown one as "elsewhere".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -176,9 +188,14 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<DecidedBy>,
     /// For a policy's decision, the policy or rule that made it, as in `answered_by`
-    /// (`policy:autonomous`, `policy:expiry`, later `policy:rule:<name>`).
+    /// (`policy:rule:<name>` for an operator's rule; `policy:autonomous`, `policy:expiry`
+    /// from inboxes before operator rules; `policy:validation`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// For a policy's decision, what set it off: the request's own autonomous mode, its
+    /// expiry, or a rule's delay (`after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<Trigger>,
     /// Where the decision was made: `window`, `bubble`, `cli`, or `policy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<Surface>,
@@ -220,6 +237,7 @@ impl Outcome {
             answered_at,
             decided_by: None,
             rule: None,
+            trigger: None,
             surface: None,
             decision_ms: None,
             request_sha256: None,
@@ -264,6 +282,12 @@ impl Outcome {
     /// says (older outcomes); `None` when neither does.
     pub fn decider(&self) -> Option<DecidedBy> {
         self.decided_by.or_else(|| decider_of(&self.answered_by))
+    }
+
+    /// Records what set off a policy's decision.
+    pub fn with_trigger(mut self, trigger: Trigger) -> Outcome {
+        self.trigger = Some(trigger);
+        self
     }
 
     pub fn with_request_sha256(mut self, sha256: Option<String>) -> Outcome {

@@ -170,21 +170,23 @@ mod with_request {
             }
             OutcomeStatus::Declined | OutcomeStatus::Expired => {}
         }
-        // A policy decides nothing of its own: it can only stand in the request's defaults,
-        // and autonomous mode only for a request that asked for it. Otherwise a writer could
-        // record its own choice as "a rule allowed it".
+        // A policy decides nothing of its own: it can only stand in the request's defaults
+        // (or, when time ran out, give no answers at all), and autonomous mode only for a
+        // request that asked for it. Otherwise a writer could record its own choice as "a
+        // rule allowed it".
         if outcome.answered_by.starts_with(super::POLICY_PREFIX)
             && outcome.status != OutcomeStatus::Rejected
         {
-            if outcome.answers != crate::fill_defaults(request).set.answers {
+            let none_given = outcome.status == OutcomeStatus::Expired && outcome.answers.is_empty();
+            if !none_given && outcome.answers != crate::fill_defaults(request).set.answers {
                 return Err(format!(
                     "{} answered with something other than the request's defaults",
                     crate::text::one_line(&outcome.answered_by)
                 ));
             }
-            if outcome.answered_by == crate::outcome::BY_AUTONOMOUS
-                && request.mode != crate::model::Mode::Autonomous
-            {
+            let autonomous = outcome.answered_by == crate::outcome::BY_AUTONOMOUS
+                || outcome.trigger == Some(crate::outcome::Trigger::Autonomous);
+            if autonomous && request.mode != crate::model::Mode::Autonomous {
                 return Err("autonomous mode settled a request that did not ask for it".into());
             }
         }

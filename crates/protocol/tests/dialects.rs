@@ -6,7 +6,7 @@
 use chrono::{TimeZone, Utc};
 use inbox_protocol::{
     check_answers, dialect_reply, fill_defaults, parse_request, Origin, Outcome, OutcomeStatus,
-    Problem, Request,
+    Problem, Request, Trigger,
 };
 use serde_json::{json, Map, Value};
 
@@ -299,7 +299,7 @@ fn an_elicitation_with_defaults_settles_autonomously_as_accept() {
 /// Expiry may fill every question from its default, but nobody submitted the form, and MCP's
 /// `accept` means a person did: the reply is `cancel`.
 #[test]
-fn an_elicitation_defaulted_by_expiry_replies_cancel() {
+fn an_elicitation_defaulted_by_expiry_or_delay_replies_cancel() {
     let defaults_only = request(json!({
         "message": "Proceed?",
         "requestedSchema": {"type": "object", "properties": {
@@ -328,6 +328,27 @@ fn an_elicitation_defaulted_by_expiry_replies_cancel() {
     );
     assert_eq!(
         by(inbox_protocol::BY_AUTONOMOUS),
+        Some(json!({"action": "accept", "content": {"replicas": 2}}))
+    );
+    // An operator's rule says what set it off: its expiry or its own delay is nobody's
+    // submission either; the request's own autonomous mode is the asker's.
+    let by_rule = |trigger: Trigger| {
+        Outcome::new(
+            "r1",
+            OutcomeStatus::Defaulted,
+            "policy:rule:agents-low-stakes",
+            "host/instance",
+            Utc::now(),
+        )
+        .with_trigger(trigger)
+        .with_answers(filled.set.clone())
+        .with_reply(&defaults_only)
+        .reply
+    };
+    assert_eq!(by_rule(Trigger::Expiry), Some(json!({"action": "cancel"})));
+    assert_eq!(by_rule(Trigger::Delay), Some(json!({"action": "cancel"})));
+    assert_eq!(
+        by_rule(Trigger::Autonomous),
         Some(json!({"action": "accept", "content": {"replicas": 2}}))
     );
     let fractional = problems(json!({

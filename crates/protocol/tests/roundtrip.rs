@@ -14,7 +14,7 @@ use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use inbox_protocol::model::QuestionType;
 use inbox_protocol::{
     parse_request, sha256_hex, Choice, DecidedBy, Dialect, Expiry, Mode, Outcome, OutcomeStatus,
-    Priority, Problem, Question, QuestionKind, Request, Source, Surface,
+    Priority, Problem, Question, QuestionKind, Request, Source, Surface, Trigger,
 };
 use proptest::prelude::*;
 use proptest::sample::subsequence;
@@ -641,6 +641,11 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 Just(Surface::Policy),
             ]),
             proptest::option::of(any::<u64>()),
+            proptest::option::of(prop_oneof![
+                Just(Trigger::Autonomous),
+                Just(Trigger::Expiry),
+                Just(Trigger::Delay),
+            ]),
         ),
     )
         .prop_map(
@@ -649,7 +654,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 (answers, custom, defaulted),
                 (notes, reason, errors, request_sha256),
                 (at, reply),
-                (decided_by, rule, surface, decision_ms),
+                (decided_by, rule, surface, decision_ms, trigger),
             )| Outcome {
                 inbox: 1,
                 id,
@@ -666,6 +671,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 rule,
                 surface,
                 decision_ms,
+                trigger,
                 request_sha256,
                 instance,
                 reply,

@@ -48,6 +48,12 @@ impl Inbox {
         self.dir.path().join("data/inbox.sqlite3")
     }
 
+    /// Where this inbox's commands look for the operator's policy (the default place under
+    /// its own XDG config dir). Without a file there, the shipped policy applies.
+    pub fn policy_file(&self) -> PathBuf {
+        self.dir.path().join("xdg-config/answer-inbox/policy.toml")
+    }
+
     /// A command with this inbox's spool and database, and no desktop session.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(binary());
@@ -56,6 +62,10 @@ impl Inbox {
             .env("ANSWER_INBOX_DB", self.db())
             .env("HOME", self.dir.path())
             .env("XDG_DATA_HOME", self.dir.path().join("xdg"))
+            // The policy comes from this inbox's own config dir ([`Inbox::policy_file`]),
+            // never from the account running the tests.
+            .env("XDG_CONFIG_HOME", self.dir.path().join("xdg-config"))
+            .env_remove("ANSWER_INBOX_POLICY")
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
             // Not the account: a person's answer is attributed to the OS account
             // ([`operator`]), never to $USER, and the tests would see it if it were.

@@ -5,11 +5,17 @@
 import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 
+import type { AlikeAnswerView } from './bindings/AlikeAnswerView';
+import type { AlikeMemberView } from './bindings/AlikeMemberView';
+import type { AlikeTarget } from './bindings/AlikeTarget';
 import type { HistoryView } from './bindings/HistoryView';
+import type { PolicyProblemView } from './bindings/PolicyProblemView';
+import type { PolicyView } from './bindings/PolicyView';
 import type { ProblemView } from './bindings/ProblemView';
 import type { RequestView } from './bindings/RequestView';
 import type { RowView } from './bindings/RowView';
 import type { Settings } from './bindings/Settings';
+import type { SnoozeView } from './bindings/SnoozeView';
 import type { SpoolProblemView } from './bindings/SpoolProblemView';
 import type { StatusView } from './bindings/StatusView';
 import type { SubmitResult } from './bindings/SubmitResult';
@@ -57,6 +63,44 @@ export const declineRequest = (id: string, reason: string, version: string) =>
  */
 export const checkAnswers = (id: string, answers: Record<string, JsonValue>) =>
   call<ProblemView[]>('check_answers', { id, answers });
+
+/** Snoozed requests (out of the Pending list until their time), the soonest back first. */
+export const listSnoozed = () => call<RowView[]>('list_snoozed');
+
+/**
+ * Puts a pending request away for `duration` ("15m", "1h", "1h 30m"); Rust cuts it to the
+ * request's own expiry when that is sooner (`capped`).
+ */
+export const snoozeRequest = (id: string, duration: string) =>
+  call<SnoozeView>('snooze_request', { id, duration });
+
+/** Brings a snoozed request back now; false when it was not snoozed. */
+export const unsnoozeRequest = (id: string) => call<boolean>('unsnooze_request', { id });
+
+/**
+ * The pending requests asking exactly what `id` asks (itself included), each with the
+ * version an answer to all of them sends back. A group when there are two or more.
+ */
+export const listAlike = (id: string) => call<AlikeMemberView[]>('list_alike', { id });
+
+/**
+ * One answer per member, each bound to the version the window listed; every member gets its
+ * own result (settled, settled elsewhere first, kept, or refused and why).
+ */
+export const answerAlike = (members: AlikeTarget[], answers: Record<string, JsonValue>) =>
+  call<AlikeAnswerView[]>('answer_alike', { members, answers });
+
+/** The operator's policy file (the shipped policy while there is none), its problems and trouble. */
+export const getPolicy = () => call<PolicyView>('get_policy');
+
+/** Rust's check of policy text as typed: every problem with its line; nothing is written. */
+export const checkPolicy = (text: string) => call<PolicyProblemView[]>('check_policy', { text });
+
+/** Saves the policy file; refused (`invalid`, with the problems) while the text has any. */
+export const savePolicy = (text: string) => call<PolicyView>('save_policy', { text });
+
+/** Opens the policy file in the system's editor (creating it from the shipped policy). */
+export const openPolicyFile = () => call<null>('open_policy_file');
 
 /** Places the demo requests in the spool (offered when the inbox is empty); returns how many. */
 export const addDemoRequests = () => call<number>('add_demo_requests');

@@ -1,6 +1,7 @@
 // Builders for unit tests: complete contract objects with sensible defaults.
 
 import type { HistoryView } from './bindings/HistoryView';
+import type { JudgementView } from './bindings/JudgementView';
 import type { OutcomeView } from './bindings/OutcomeView';
 import type { QuestionView } from './bindings/QuestionView';
 import type { RequestView } from './bindings/RequestView';
@@ -21,6 +22,9 @@ export function row(overrides: Partial<RowView> = {}): RowView {
     answered_by: null,
     unwritten: null,
     blocked: null,
+    placed_by: null,
+    judgement: null,
+    snoozed_until: null,
     ...overrides,
   };
 }
@@ -79,6 +83,18 @@ export function historyEntry(overrides: Partial<HistoryView> = {}): HistoryView 
     row: row({ state: 'answered', settled_at: '2026-12-03T09:14:05.000Z', answered_by: 'operator:dana' }),
     outcome: outcome(),
     time_to_answer_ms: 845_000,
+    ...overrides,
+  };
+}
+
+export function judgement(overrides: Partial<JudgementView> = {}): JudgementView {
+  return {
+    rule: 'critical-needs-a-person',
+    summary: 'rule critical-needs-a-person: holds autonomous mode; notifies critically, no buttons',
+    notify: 'critical',
+    buttons: false,
+    held: 'rule critical-needs-a-person: its autonomous mode is held for a person',
+    next: null,
     ...overrides,
   };
 }

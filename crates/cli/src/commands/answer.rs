@@ -1,15 +1,20 @@
 //! `answer ID --answers JSON | --set QID=VALUE... | --decline REASON`: settle a request as
 //! the operator. The engine checks the answers and writes the outcome file itself, first
 //! writer wins; this module turns the command line into answers and results into exit codes.
+//!
+//! `answer ID --alike ...` answers ID's group instead (`inbox_engine::alike`): every pending
+//! request that asks the same questions, after a screen that lists each one and a yes from
+//! the operator (or `--yes`), each answer bound to the version the screen listed.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read, Write};
 
 use anyhow::{bail, Context, Result};
 use chrono::SecondsFormat;
+use inbox_engine::alike::alike_of;
 use inbox_engine::{Area, Engine, SettleError, Spool};
 use inbox_protocol::problem::pointer_token;
 use inbox_protocol::text::one_line;
-use inbox_protocol::{coerce_cli_values, parse_request, Outcome, Problem, Surface};
+use inbox_protocol::{check_answers, coerce_cli_values, parse_request, Outcome, Problem, Surface};
 use serde_json::{Map, Value};
 
 use crate::args::{AnswerArgs, LocationArgs};
@@ -27,6 +32,9 @@ pub fn run(locations: &LocationArgs, args: &AnswerArgs) -> Result<u8> {
     let pairs = parse_set(&args.set)?;
 
     let mut engine = locations::open_engine(locations)?;
+    if args.alike {
+        return answer_alike(&mut engine, id, given, &pairs, args.yes);
+    }
     let result = if let Some(reason) = &args.decline {
         engine.decline(id, reason, version, Surface::Cli)
     } else {
@@ -211,6 +219,148 @@ fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Re
             engine.spool().root().display()
         ),
         Err(error) => Err(error.into()),
+    }
+}
+
+/// `--alike`: answers ID's group (see the module's introduction). The answers are checked
+/// against ID's request before anything is shown (the members ask the same questions, and
+/// each answer is checked again against its own request when it is written).
+fn answer_alike(
+    engine: &mut Engine,
+    id: &str,
+    given: Option<Map<String, Value>>,
+    pairs: &[(String, Vec<String>)],
+    yes: bool,
+) -> Result<u8> {
+    // The group is found in the inbox's database: take in what arrived while no inbox ran.
+    engine.sync().context("cannot scan the spool")?;
+    // ID itself must be answerable; if not, say why as `answer ID` would.
+    let request = match engine.answerable(id, None) {
+        Ok(request) => request,
+        Err(error) => return report(engine, id, Err(error)),
+    };
+    let given = match given {
+        Some(given) => given,
+        None => match coerce(engine.spool(), id, pairs) {
+            Ok(given) => given,
+            Err(problems) => return report(engine, id, Err(SettleError::Invalid(problems))),
+        },
+    };
+    let checked = match check_answers(&request, &given) {
+        Ok(checked) => checked,
+        Err(problems) => return report(engine, id, Err(SettleError::Invalid(problems))),
+    };
+    let Some(group) = alike_of(&engine.queries(), id).context("cannot find alike requests")? else {
+        bail!(
+            "request {id} may be answered, but it is not in the pending list, so it has no \
+             group; answer it without --alike"
+        );
+    };
+    // The version each member is bound to: the one the inbox holds, shown on the screen.
+    let mut shown = Vec::with_capacity(group.members.len());
+    for member in &group.members {
+        let version = engine
+            .queries()
+            .detail(&member.id)
+            .context("cannot read a request of the group")?
+            .and_then(|detail| detail.request)
+            .map(|request| request.sha256)
+            .with_context(|| format!("request {} is no longer in the inbox", member.id))?;
+        shown.push((member.id.clone(), version));
+    }
+    let screen: Vec<_> = group
+        .members
+        .iter()
+        .zip(&shown)
+        .map(|(member, (_, version))| (member, version.as_str()))
+        .collect();
+    output::stderr(&render::alike_screen(&group.fingerprint, &screen, &checked));
+
+    if !yes && !confirmed(shown.len())? {
+        output::stderr("Nothing answered.");
+        return Ok(exit::FAILURE);
+    }
+    let results = engine.answer_alike(&shown, &given, Surface::Cli);
+    let mut first_failure = None;
+    let mut written = Vec::new();
+    for (member, result) in results {
+        match result {
+            Ok(outcome) => {
+                output::stderr(&format!(
+                    "  {member}: {} as {}; outcome written to {}",
+                    outcome.status,
+                    one_line(&outcome.answered_by),
+                    engine.spool().path(Area::Answers, &member).display()
+                ));
+                written.push(outcome);
+            }
+            Err(error) => {
+                output::stderr(&format!(
+                    "  {member}: not answered: {}",
+                    refusal(engine, &error)
+                ));
+                first_failure.get_or_insert(failure_code(&error));
+            }
+        }
+    }
+    output::json(&written)?;
+    Ok(first_failure.unwrap_or(exit::OK))
+}
+
+/// Asks the operator on the terminal whether to answer `n` requests. Without a terminal
+/// nobody can answer the question: that is refused, never taken as a yes.
+fn confirmed(n: usize) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "standard input is not a terminal, so nobody can confirm answering these \
+             requests; nothing was answered. Check the list above and run again with --yes"
+        );
+    }
+    let question = if n == 1 {
+        "Answer this request? [y/N] ".to_owned()
+    } else {
+        format!("Answer these {n} requests? [y/N] ")
+    };
+    let mut err = std::io::stderr().lock();
+    write!(err, "{question}")
+        .and_then(|()| err.flush())
+        .context("cannot ask on standard error")?;
+    drop(err);
+    let mut reply = String::new();
+    std::io::stdin()
+        .read_line(&mut reply)
+        .context("cannot read the reply from standard input")?;
+    Ok(matches!(
+        reply.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// Why one member of a group was not answered, on one line.
+fn refusal(engine: &Engine, error: &SettleError) -> String {
+    match error {
+        SettleError::Invalid(problems) => {
+            let problems: Vec<String> = problems.iter().map(render::problem_line).collect();
+            format!("the answers do not fit it: {}", problems.join("; "))
+        }
+        SettleError::AlreadySettled(outcome) => already_settled(outcome),
+        SettleError::Cancelled(_) => "it was cancelled by its asker".to_owned(),
+        SettleError::NotFound(_) => format!(
+            "it is no longer in the spool {}",
+            engine.spool().root().display()
+        ),
+        other => render::line(&other.to_string()),
+    }
+}
+
+/// The exit code of a refused answer, as `answer ID` exits for it.
+fn failure_code(error: &SettleError) -> u8 {
+    match error {
+        SettleError::AlreadySettled(_) | SettleError::Cancelled(_) => exit::ALREADY_SETTLED,
+        SettleError::Unwritten { .. } => exit::KEPT,
+        SettleError::Changed { .. } => exit::CHANGED,
+        SettleError::Blocked { .. } => exit::BLOCKED,
+        _ => exit::FAILURE,
     }
 }
 

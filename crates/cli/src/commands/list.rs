@@ -1,16 +1,39 @@
-//! `list [--all] [--json]`: what is waiting for the operator.
+//! `list [--all] [--json]`: what is waiting for the operator, and which pending requests ask
+//! the same questions (groups that `answer ID --alike` answers at once).
+
+use std::collections::HashMap;
 
 use anyhow::{Context, Result};
 use chrono::Utc;
+use inbox_engine::alike::{alike_groups, AlikeGroup};
+use inbox_engine::RequestSummary;
+use serde::Serialize;
 
 use crate::args::{ListArgs, LocationArgs};
 use crate::{exit, locations, output, render};
+
+/// A `--json` row: the summary, and its group when it has one.
+#[derive(Serialize)]
+struct Row<'a> {
+    #[serde(flatten)]
+    summary: &'a RequestSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alike: Option<Alike<'a>>,
+}
+
+/// `"alike": {"fingerprint": HEX, "size": N}`: rows with one fingerprint are one group.
+#[derive(Serialize)]
+struct Alike<'a> {
+    fingerprint: &'a str,
+    size: usize,
+}
 
 pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
     let mut engine = locations::open_engine(locations)?;
     // Ingest what arrived while no inbox ran; policies stay with `watch`.
     engine.sync().context("cannot scan the spool")?;
     let mut rows = engine.queries().pending().context("cannot list requests")?;
+    let groups = alike_groups(&engine.queries()).context("cannot find alike requests")?;
     if args.all {
         let history = engine
             .queries()
@@ -28,7 +51,7 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
         ));
     }
     if args.json {
-        output::json(&rows)?;
+        output::json(&json_rows(&rows, &groups))?;
     } else if rows.is_empty() {
         let none = if args.all {
             "No requests."
@@ -37,7 +60,37 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
         };
         output::stdout(&format!("{none}\n"))?;
     } else {
-        output::stdout(&render::summary_table(&rows, args.all, Utc::now()))?;
+        let mut text = render::summary_table(&rows, args.all, Utc::now());
+        if !groups.is_empty() {
+            text.push_str(&render::alike_lines(&groups));
+        }
+        output::stdout(&text)?;
     }
     Ok(exit::OK)
+}
+
+/// Every row, with `alike` on the pending ones that are in a group.
+fn json_rows<'a>(rows: &'a [RequestSummary], groups: &'a [AlikeGroup]) -> Vec<Row<'a>> {
+    let mut alike: HashMap<&str, Alike<'a>> = HashMap::new();
+    for group in groups {
+        for member in &group.members {
+            alike.insert(
+                member.id.as_str(),
+                Alike {
+                    fingerprint: &group.fingerprint,
+                    size: group.members.len(),
+                },
+            );
+        }
+    }
+    rows.iter()
+        .map(|summary| Row {
+            summary,
+            alike: if summary.state == inbox_engine::State::Pending {
+                alike.remove(summary.id.as_str())
+            } else {
+                None
+            },
+        })
+        .collect()
 }

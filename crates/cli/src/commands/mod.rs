@@ -9,8 +9,10 @@ pub mod check;
 pub mod demo;
 pub mod list;
 pub mod mcp;
+pub mod policy;
 pub mod schema;
 pub mod show;
+pub mod snooze;
 pub mod watch;
 
 use anyhow::{bail, Result};

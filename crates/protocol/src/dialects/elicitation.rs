@@ -583,11 +583,18 @@ fn titled_choices(titled: &[TitledValue]) -> Vec<Choice> {
 const MAX_WHOLE_TITLE_LABEL_CHARS: usize = 32;
 
 /// MCP's ElicitResult: `accept` with the content typed as the schema says, `decline` when
-/// the operator declined, `cancel` when time ran out (nobody decided), even when expiry
-/// filled every question from its default: MCP's `accept` means a person submitted the form.
+/// the operator declined, `cancel` when time ran out (nobody decided), even when expiry or a
+/// rule's delay filled every question from its default: MCP's `accept` means a person
+/// submitted the form.
 pub(crate) fn reply(fields: &[ElicitField], outcome: &Outcome) -> Value {
+    use crate::outcome::Trigger;
     match outcome.status {
-        OutcomeStatus::Defaulted if outcome.answered_by == BY_EXPIRY => json!({"action": "cancel"}),
+        OutcomeStatus::Defaulted
+            if outcome.answered_by == BY_EXPIRY
+                || matches!(outcome.trigger, Some(Trigger::Expiry | Trigger::Delay)) =>
+        {
+            json!({"action": "cancel"})
+        }
         OutcomeStatus::Answered | OutcomeStatus::Defaulted => {
             if fields.is_empty() && outcome.answers.get(ELICIT_ACCEPT_ID) == Some(&json!(false)) {
                 return json!({"action": "decline"});

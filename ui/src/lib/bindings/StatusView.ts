@@ -21,4 +21,8 @@ trust: string,
  * What the operator should know about the spool and the app: a spool writable by
  * others or owned by another account, a settings file that could not be read.
  */
-warnings: Array<string>, };
+warnings: Array<string>, 
+/**
+ * Set while the policy file is broken: what is wrong, and what stands instead.
+ */
+policy_trouble: string | null, };

@@ -1,0 +1,26 @@
+//! The operator's policy, as a pure library: which requests may settle themselves
+//! (autonomous mode, expiry), what happens after a delay (default, expire, escalate), how
+//! loudly to notify, and quiet hours.
+//!
+//! The policy is a TOML file of rules; the first rule that matches a request gives its
+//! [`Verdict`]. Every key has a safe default (a person decides), so a rule only loosens
+//! what it names. Problems with the file come back all at once, each with its line, so the
+//! operator can fix them in one go. The only I/O is [`Policy::load`] reading one file; the
+//! engine applies verdicts, the CLI prints them.
+
+mod file;
+mod matching;
+mod parse;
+mod policy;
+mod problem;
+mod quiet;
+mod verdict;
+
+pub use matching::Facts;
+pub use parse::MAX_RULE_NAME_LEN;
+pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};
+pub use problem::PolicyProblem;
+pub use quiet::QuietHours;
+pub use verdict::{
+    After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,
+};

@@ -1,0 +1,164 @@
+//! The operator's policy: rules in order, quiet hours, and the digest of the text they came
+//! from.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveTime;
+
+use crate::matching::{Conditions, Facts};
+use crate::parse::{parse, Rule};
+use crate::problem::PolicyProblem;
+use crate::quiet::QuietHours;
+use crate::verdict::{Autonomy, Loudness, OnExpiry, Verdict};
+
+/// The shipped default policy, with comments explaining why each rule is safe.
+pub const SHIPPED: &str = include_str!("../shipped-policy.toml");
+
+/// The name of the one rule of [`Policy::hold_everything`].
+pub const HOLD_EVERYTHING: &str = "hold-everything";
+
+/// The operator's rules about requests. The first rule that matches a request decides its
+/// verdict; when none does, [`Verdict::no_rule_matched`] stands.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    rules: Vec<Rule>,
+    quiet_hours: Option<QuietHours>,
+    digest: String,
+}
+
+/// Why a policy file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read policy file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("policy file {} is not valid: {}", path.display(), Problems(problems))]
+    Invalid {
+        path: PathBuf,
+        problems: Vec<PolicyProblem>,
+    },
+}
+
+/// Every problem on one line, so a log line tells the whole story.
+struct Problems<'a>(&'a [PolicyProblem]);
+
+impl fmt::Display for Problems<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, problem) in self.0.iter().enumerate() {
+            if index > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Policy {
+    /// Parses policy text, reporting every problem found (a TOML syntax error or an
+    /// unknown key stops the parse, so it is then the only one).
+    pub fn parse(text: &str) -> Result<Policy, Vec<PolicyProblem>> {
+        let parsed = parse(text)?;
+        Ok(Policy {
+            rules: parsed.rules,
+            quiet_hours: parsed.quiet_hours,
+            digest: inbox_protocol::sha256_hex(text.as_bytes()),
+        })
+    }
+
+    /// The shipped default policy ([`SHIPPED`]).
+    pub fn shipped() -> Policy {
+        Policy::parse(SHIPPED).expect("the shipped policy is valid (tested)")
+    }
+
+    /// What stands when the operator's file is broken and no good one was loaded before:
+    /// every request waits for a person (one rule "hold-everything": autonomous hold,
+    /// never_auto, on_expiry expire, notify normal, buttons true).
+    pub fn hold_everything() -> Policy {
+        let verdict = Verdict {
+            rule: HOLD_EVERYTHING.to_owned(),
+            autonomous: Autonomy::Hold,
+            never_auto: true,
+            on_expiry: OnExpiry::Expire,
+            after: None,
+            escalate: Vec::new(),
+            notify: Loudness::Normal,
+            buttons: true,
+        };
+        Policy {
+            rules: vec![Rule {
+                conditions: Conditions::default(),
+                verdict,
+            }],
+            quiet_hours: None,
+            digest: String::new(),
+        }
+    }
+
+    /// Reads and parses the policy file at `path`.
+    pub fn load(path: &Path) -> Result<Policy, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Policy::parse(&text).map_err(|problems| LoadError::Invalid {
+            path: path.to_owned(),
+            problems,
+        })
+    }
+
+    /// The verdict of the first rule that matches, else [`Verdict::no_rule_matched`].
+    pub fn judge(&self, facts: &Facts<'_>) -> Verdict {
+        self.rules
+            .iter()
+            .find(|rule| rule.conditions.hold_for(facts))
+            .map_or_else(Verdict::no_rule_matched, |rule| rule.verdict.clone())
+    }
+
+    /// Whether `at` (local wall-clock time) is within quiet hours.
+    pub fn is_quiet(&self, at: NaiveTime) -> bool {
+        self.quiet_hours.is_some_and(|hours| hours.contains(at))
+    }
+
+    /// How loudly to notify about a request with this verdict at `at` (local time): within
+    /// quiet hours only critical requests notify, the rest are silent.
+    pub fn loudness_at(&self, verdict: &Verdict, at: NaiveTime) -> Loudness {
+        if verdict.notify != Loudness::Critical && self.is_quiet(at) {
+            Loudness::Silent
+        } else {
+            verdict.notify
+        }
+    }
+
+    /// The quiet hours, if the file sets them.
+    pub fn quiet_hours(&self) -> Option<QuietHours> {
+        self.quiet_hours
+    }
+
+    /// The rules' names, in order.
+    pub fn rule_names(&self) -> Vec<&str> {
+        self.rules
+            .iter()
+            .map(|rule| rule.verdict.rule.as_str())
+            .collect()
+    }
+
+    /// Each rule's verdict, in order (for printing the policy: see [`Verdict::describe`]).
+    pub fn verdicts(&self) -> Vec<&Verdict> {
+        self.rules.iter().map(|rule| &rule.verdict).collect()
+    }
+
+    /// SHA-256 hex of the text it was parsed from ("" for hold_everything), so a change is
+    /// noticed and logged.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+}
+
+/// Every problem with policy text; empty when it is fine.
+pub fn problems_of(text: &str) -> Vec<PolicyProblem> {
+    Policy::parse(text).err().unwrap_or_default()
+}

@@ -1,0 +1,914 @@
+//! The policy language end to end: parsing, problems by line, matching, verdicts, quiet
+//! hours and the shipped policy's promises.
+
+use std::time::Duration;
+
+use chrono::NaiveTime;
+use inbox_policy::{
+    problems_of, After, Autonomy, Facts, LoadError, Loudness, OnExpiry, Policy, PolicyProblem,
+    Step, StepAction, Then, Verdict, SHIPPED,
+};
+use inbox_protocol::{parse_request, Request};
+
+fn request(json: &str) -> Request {
+    parse_request(json.as_bytes(), Some("r")).unwrap()
+}
+
+/// A request with the given envelope fields (JSON object members, without braces) and one
+/// confirm question.
+fn request_with(fields: &str) -> Request {
+    let separator = if fields.is_empty() { "" } else { "," };
+    request(&format!(
+        r#"{{{fields}{separator} "questions": [{{"id": "a", "question": "Go on?", "type": "confirm", "default": true}}]}}"#
+    ))
+}
+
+fn policy(text: &str) -> Policy {
+    Policy::parse(text).unwrap_or_else(|problems| panic!("{text}\n{problems:#?}"))
+}
+
+fn judge(policy: &Policy, request: &Request) -> Verdict {
+    policy.judge(&Facts {
+        request,
+        placed_by: None,
+    })
+}
+
+/// Whether a one-rule policy with `condition` matches `request`.
+fn matches(condition: &str, request: &Request) -> bool {
+    matches_placed_by(condition, request, None)
+}
+
+fn matches_placed_by(condition: &str, request: &Request, placed_by: Option<&str>) -> bool {
+    let policy = policy(&format!("[[rule]]\nname = \"r\"\n{condition}\n"));
+    policy.judge(&Facts { request, placed_by }).rule == "r"
+}
+
+fn problems(text: &str) -> Vec<PolicyProblem> {
+    let problems = problems_of(text);
+    assert!(!problems.is_empty(), "expected problems in:\n{text}");
+    problems
+}
+
+/// The one problem in `text`, checked to be on `line` and to mention `needle`.
+fn one_problem(text: &str, line: usize, needle: &str) -> PolicyProblem {
+    let found = problems(text);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let problem = found.into_iter().next().unwrap();
+    assert_eq!(problem.line, line, "{problem}");
+    assert!(problem.column >= 1, "{problem}");
+    assert!(
+        problem.message.contains(needle),
+        "{problem} does not mention {needle:?}"
+    );
+    problem
+}
+
+// ---------------------------------------------------------------------------------------
+// Matching
+
+#[test]
+fn source_globs_match_and_do_not_match() {
+    let full = request_with(
+        r#""source": {"app": "ci-build", "run": "run-42", "project": "Answer-Inbox",
+            "host": "build.example.org", "tool": "ask_operator"}"#,
+    );
+    for (key, yes, no) in [
+        ("app", "ci-*", "cd-*"),
+        ("run", "run-4?", "run-5*"),
+        ("project", "answer-inbox", "other"),
+        ("host", "*.example.org", "*.example.com"),
+        ("tool", "ask_operator", "ask_*x"),
+    ] {
+        assert!(matches(&format!("{key} = {yes:?}"), &full), "{key} {yes}");
+        assert!(!matches(&format!("{key} = {no:?}"), &full), "{key} {no}");
+        assert!(
+            matches(&format!("{key} = [{no:?}, {yes:?}]"), &full),
+            "{key}: any glob of a list"
+        );
+        assert!(!matches(&format!("{key} = [{no:?}]"), &full), "{key} list");
+    }
+}
+
+#[test]
+fn a_missing_source_field_never_matches_a_glob() {
+    let bare = request_with("");
+    for key in ["app", "run", "project", "host", "tool"] {
+        assert!(!matches(&format!("{key} = \"*\""), &bare), "{key}");
+    }
+    assert!(!matches_placed_by("account = \"*\"", &bare, None));
+}
+
+#[test]
+fn account_matches_who_placed_the_file() {
+    let request = request_with("");
+    assert!(matches_placed_by(
+        "account = \"ci-*\"",
+        &request,
+        Some("ci-runner")
+    ));
+    assert!(!matches_placed_by(
+        "account = \"ci-*\"",
+        &request,
+        Some("alice")
+    ));
+}
+
+#[test]
+fn priority_matches_one_or_any_of_a_list() {
+    let high = request_with(r#""priority": "high""#);
+    let normal = request_with("");
+    assert!(matches("priority = \"high\"", &high));
+    assert!(!matches("priority = \"high\"", &normal));
+    assert!(matches("priority = [\"low\", \"normal\"]", &normal));
+    assert!(!matches("priority = [\"low\", \"critical\"]", &high));
+}
+
+#[test]
+fn kinds_match_when_any_question_has_one() {
+    let mixed = request(
+        r#"{"questions": [
+            {"id": "a", "question": "A?", "type": "confirm"},
+            {"id": "b", "question": "B?", "type": "choice", "options": ["x", "y"]}]}"#,
+    );
+    assert!(matches("kinds = \"confirm\"", &mixed));
+    assert!(matches("kinds = [\"text\", \"choice\"]", &mixed));
+    assert!(!matches("kinds = [\"text\", \"multi_choice\"]", &mixed));
+    let text = request(r#"[{"id": "t", "question": "Why?", "type": "text"}]"#);
+    assert!(matches("kinds = \"text\"", &text));
+    assert!(!matches("kinds = \"confirm\"", &text));
+}
+
+#[test]
+fn title_matches_the_display_title() {
+    let titled = request_with(r#""title": "Deploy to production""#);
+    assert!(matches("title = \"deploy*\"", &titled));
+    assert!(!matches("title = \"Deploy\"", &titled), "the whole value");
+    // Without a title, the first question stands for it.
+    let untitled = request_with("");
+    assert!(matches("title = \"Go on?\"", &untitled));
+    assert!(!matches("title = \"Deploy*\"", &untitled));
+}
+
+#[test]
+fn every_condition_must_hold() {
+    let request = request_with(r#""source": {"app": "ci"}, "priority": "high""#);
+    assert!(matches("app = \"ci\"\npriority = \"high\"", &request));
+    assert!(!matches("app = \"ci\"\npriority = \"low\"", &request));
+    assert!(!matches("app = \"cd\"\npriority = \"high\"", &request));
+}
+
+#[test]
+fn a_rule_without_conditions_matches_everything() {
+    assert!(matches("", &request_with("")));
+    assert!(matches(
+        "",
+        &request_with(r#""priority": "critical", "source": {"app": "x"}"#)
+    ));
+}
+
+#[test]
+fn the_first_matching_rule_wins() {
+    let policy = policy(
+        r#"
+[[rule]]
+name = "ci"
+app = "ci-*"
+notify = "silent"
+
+[[rule]]
+name = "high"
+priority = "high"
+notify = "critical"
+
+[[rule]]
+name = "rest"
+"#,
+    );
+    assert_eq!(policy.rule_names(), ["ci", "high", "rest"]);
+    let ci_high = request_with(r#""source": {"app": "ci-x"}, "priority": "high""#);
+    let verdict = judge(&policy, &ci_high);
+    assert_eq!(verdict.rule, "ci");
+    assert_eq!(verdict.notify, Loudness::Silent);
+    assert_eq!(
+        judge(&policy, &request_with(r#""priority": "high""#)).rule,
+        "high"
+    );
+    assert_eq!(judge(&policy, &request_with("")).rule, "rest");
+}
+
+#[test]
+fn no_matching_rule_gives_the_safe_built_in_verdict() {
+    let policy = policy("[[rule]]\nname = \"ci\"\napp = \"ci-*\"\nautonomous = \"honour\"\n");
+    let verdict = judge(&policy, &request_with(""));
+    assert_eq!(verdict, Verdict::no_rule_matched());
+    assert_eq!(verdict.rule, "no-rule-matched");
+    // An empty file has no rules at all.
+    let empty = policy_of_empty_file();
+    assert!(empty.rule_names().is_empty());
+    assert_eq!(judge(&empty, &request_with("")), Verdict::no_rule_matched());
+}
+
+fn policy_of_empty_file() -> Policy {
+    policy("# nothing but a comment\n")
+}
+
+// ---------------------------------------------------------------------------------------
+// What a rule says
+
+#[test]
+fn a_rule_that_says_nothing_keeps_the_safe_defaults() {
+    let verdict = judge(&policy("[[rule]]\nname = \"quiet\"\n"), &request_with(""));
+    let expected = Verdict {
+        rule: "quiet".to_owned(),
+        ..Verdict::no_rule_matched()
+    };
+    assert_eq!(verdict, expected);
+    assert_eq!(verdict.autonomous, Autonomy::Hold);
+    assert_eq!(verdict.on_expiry, OnExpiry::Expire);
+    assert!(!verdict.never_auto && verdict.buttons && verdict.after.is_none());
+    assert_eq!(verdict.answered_by(), "policy:rule:quiet");
+}
+
+#[test]
+fn every_action_key_is_read() {
+    let verdict = judge(
+        &policy(
+            r#"
+[[rule]]
+name = "everything"
+autonomous = "honour"
+on_expiry = "default"
+after = "1h 30m"
+then = "default"
+notify = "silent"
+buttons = false
+"#,
+        ),
+        &request_with(""),
+    );
+    assert_eq!(
+        verdict,
+        Verdict {
+            rule: "everything".to_owned(),
+            autonomous: Autonomy::Honour,
+            never_auto: false,
+            on_expiry: OnExpiry::Default,
+            after: Some(After {
+                delay: Duration::from_secs(5400),
+                then: Then::Default,
+            }),
+            escalate: Vec::new(),
+            notify: Loudness::Silent,
+            buttons: false,
+        }
+    );
+    assert!(verdict.honours_autonomy());
+    assert!(verdict.expiry_may_default());
+
+    for (word, loudness) in [
+        ("silent", Loudness::Silent),
+        ("normal", Loudness::Normal),
+        ("critical", Loudness::Critical),
+    ] {
+        let text = format!("[[rule]]\nname = \"n\"\nnotify = \"{word}\"\n");
+        assert_eq!(judge(&policy(&text), &request_with("")).notify, loudness);
+    }
+    let hold = policy(
+        "[[rule]]\nname = \"h\"\nautonomous = \"hold\"\non_expiry = \"expire\"\nbuttons = true\n",
+    );
+    let verdict = judge(&hold, &request_with(""));
+    assert_eq!(verdict.autonomous, Autonomy::Hold);
+    assert_eq!(verdict.on_expiry, OnExpiry::Expire);
+    assert!(verdict.buttons);
+}
+
+#[test]
+fn never_auto_overrides_autonomy_and_expiry() {
+    let verdict = judge(
+        &policy(
+            r#"
+[[rule]]
+name = "never"
+autonomous = "honour"
+on_expiry = "default"
+never_auto = true
+after = "10m"
+then = "expire"
+"#,
+        ),
+        &request_with(""),
+    );
+    assert!(verdict.never_auto);
+    assert!(!verdict.honours_autonomy());
+    assert!(!verdict.expiry_may_default());
+    assert_eq!(
+        verdict.after,
+        Some(After {
+            delay: Duration::from_secs(600),
+            then: Then::Expire,
+        })
+    );
+}
+
+#[test]
+fn escalation_steps_are_read_in_order() {
+    let verdict = judge(
+        &policy(
+            r#"
+[[rule]]
+name = "deploys-need-a-person"
+title = "Deploy*"
+after = "10m"
+then = "escalate"
+notify = "critical"
+buttons = false
+
+[[rule.escalate]]
+after = "0s"
+notify = "critical"
+
+[[rule.escalate]]
+after = "20m"
+run = ["/usr/local/bin/page-me", "--team", "ops"]
+
+[[rule.escalate]]
+after = "20m"
+notify = "normal"
+"#,
+        ),
+        &request_with(r#""title": "Deploy web""#),
+    );
+    assert_eq!(
+        verdict.after,
+        Some(After {
+            delay: Duration::from_secs(600),
+            then: Then::Escalate,
+        })
+    );
+    assert_eq!(
+        verdict.escalate,
+        vec![
+            Step {
+                after: Duration::ZERO,
+                action: StepAction::Notify(Loudness::Critical),
+            },
+            Step {
+                after: Duration::from_secs(1200),
+                action: StepAction::Run(vec![
+                    "/usr/local/bin/page-me".to_owned(),
+                    "--team".to_owned(),
+                    "ops".to_owned(),
+                ]),
+            },
+            Step {
+                after: Duration::from_secs(1200),
+                action: StepAction::Notify(Loudness::Normal),
+            },
+        ]
+    );
+    assert_eq!(
+        verdict.describe(),
+        "rule deploys-need-a-person: holds autonomous mode; escalates after 10m; \
+         notifies critically, no buttons"
+    );
+}
+
+#[test]
+fn escalating_without_steps_is_one_critical_notification() {
+    let verdict = judge(
+        &policy("[[rule]]\nname = \"e\"\nafter = \"5m\"\nthen = \"escalate\"\n"),
+        &request_with(""),
+    );
+    assert_eq!(
+        verdict.escalate,
+        vec![Step {
+            after: Duration::ZERO,
+            action: StepAction::Notify(Loudness::Critical),
+        }]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Problems, each on its line
+
+#[test]
+fn a_toml_syntax_error_is_one_problem_on_its_line() {
+    one_problem("[[rule]]\nname = \"a\"\nnotify = \n", 3, "");
+    one_problem("[[rule]\nname = \"a\"\n", 1, "");
+}
+
+#[test]
+fn an_unknown_key_is_named_on_its_line() {
+    one_problem("[[rule]]\nname = \"a\"\nnotfy = \"silent\"\n", 3, "notfy");
+    one_problem("colour = \"blue\"\n", 1, "colour");
+    one_problem(
+        "[quiet_hours]\nfrom = \"22:00\"\nto = \"07:00\"\nuntil = \"08:00\"\n",
+        4,
+        "until",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"1m\"\nthen = \"escalate\"\n[[rule.escalate]]\nafter = \"0s\"\nnotify = \"normal\"\nemail = \"me\"\n",
+        8,
+        "email",
+    );
+}
+
+#[test]
+fn a_wrongly_typed_value_is_a_problem_on_its_line() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\napp = 3\n",
+        3,
+        "a string or a list of strings",
+    );
+    one_problem("[[rule]]\nname = \"a\"\nbuttons = \"no\"\n", 3, "");
+}
+
+#[test]
+fn bad_globs_are_reported_on_their_line() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\napp = \"[ci\"\n",
+        3,
+        "\"[ci\" is not a valid glob",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\n\ntitle = [\"ok\", \"{unclosed\"]\n",
+        4,
+        "\"{unclosed\" is not a valid glob",
+    );
+}
+
+#[test]
+fn empty_lists_are_reported() {
+    one_problem("[[rule]]\nname = \"a\"\nhost = []\n", 3, "empty list");
+    one_problem("[[rule]]\nname = \"a\"\npriority = []\n", 3, "empty list");
+}
+
+#[test]
+fn bad_words_are_reported_with_what_is_allowed() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\npriority = [\"high\", \"urgent\"]\n",
+        3,
+        "priority \"urgent\" is not one of \"low\", \"normal\", \"high\", \"critical\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nkinds = \"yes_no\"\n",
+        3,
+        "kinds \"yes_no\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nautonomous = \"honor\"\n",
+        3,
+        "\"honour\", \"hold\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\non_expiry = \"answer\"\n",
+        3,
+        "on_expiry",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nnotify = \"loud\"\n",
+        3,
+        "notify = \"loud\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"1m\"\nthen = \"page\"\n",
+        4,
+        "then = \"page\"",
+    );
+}
+
+#[test]
+fn bad_durations_are_reported_on_their_line() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"ten minutes\"\nthen = \"expire\"\n",
+        3,
+        "is not a duration",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"1m\"\nthen = \"escalate\"\n[[rule.escalate]]\nafter = \"soon\"\nnotify = \"normal\"\n",
+        6,
+        "escalation step 1: after = \"soon\" is not a duration",
+    );
+}
+
+#[test]
+fn bad_quiet_hours_are_reported_on_their_line() {
+    one_problem(
+        "[quiet_hours]\nfrom = \"10pm\"\nto = \"07:00\"\n",
+        2,
+        "quiet_hours.from = \"10pm\" is not a time of day",
+    );
+    one_problem(
+        "[quiet_hours]\nfrom = \"22:00\"\nto = \"25:00\"\n",
+        3,
+        "quiet_hours.to",
+    );
+    let same = problems("\n[quiet_hours]\nfrom = \"22:00\"\nto = \"22:00\"\n");
+    assert_eq!(same.len(), 1, "{same:#?}");
+    assert!((2..=4).contains(&same[0].line), "{}", same[0]);
+    assert!(same[0].message.contains("from and to are both"));
+}
+
+#[test]
+fn a_duplicate_name_names_both_lines() {
+    let problem = one_problem(
+        "[[rule]]\nname = \"x\"\n\n[[rule]]\nname = \"y\"\n\n[[rule]]\nname = \"x\"\n",
+        8,
+        "",
+    );
+    assert_eq!(
+        problem.message,
+        "rule name \"x\" is used twice (first on line 2)"
+    );
+    // Names are case-sensitive, but upper case is not allowed at all.
+    one_problem(
+        "[[rule]]\nname = \"x\"\n[[rule]]\nname = \"X\"\n",
+        4,
+        "lower-case",
+    );
+}
+
+#[test]
+fn bad_names_are_reported() {
+    one_problem("[[rule]]\nname = \"has space\"\n", 2, "lower-case letters");
+    one_problem("[[rule]]\nname = \"\"\n", 2, "1 to 64");
+    let long = "a".repeat(65);
+    one_problem(&format!("[[rule]]\nname = \"{long}\"\n"), 2, "1 to 64");
+    assert!(problems_of(&format!("[[rule]]\nname = \"{}\"\n", "a".repeat(64))).is_empty());
+    assert!(problems_of("[[rule]]\nname = \"a-b_c9\"\n").is_empty());
+    one_problem("[[rule]]\nname = \"no-rule-matched\"\n", 2, "built-in");
+    let missing = one_problem("\n[[rule]]\napp = \"x\"\n", 2, "a rule needs a name");
+    assert_eq!(missing.line, 2);
+}
+
+#[test]
+fn after_and_then_come_together() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"10m\"\n",
+        3,
+        "after needs then",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\nthen = \"expire\"\n",
+        3,
+        "then needs after",
+    );
+}
+
+#[test]
+fn never_auto_with_then_default_is_a_contradiction() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\nnever_auto = true\nafter = \"10m\"\nthen = \"default\"\n",
+        5,
+        "never_auto = true contradicts then = \"default\"",
+    );
+    // Expiring settles without answers, so it is allowed; so is never_auto = false.
+    assert!(problems_of(
+        "[[rule]]\nname = \"a\"\nnever_auto = true\nafter = \"10m\"\nthen = \"expire\"\n"
+    )
+    .is_empty());
+    assert!(problems_of(
+        "[[rule]]\nname = \"a\"\nnever_auto = false\nafter = \"10m\"\nthen = \"default\"\n"
+    )
+    .is_empty());
+}
+
+const ESCALATE_HEAD: &str = "[[rule]]\nname = \"a\"\nafter = \"1m\"\nthen = \"escalate\"\n";
+
+#[test]
+fn escalation_steps_are_checked() {
+    // Line 5 is the step's header, line 6 onwards its keys.
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"0s\"\nnotify = \"critical\"\nrun = [\"x\"]\n"),
+        5,
+        "exactly one of notify or run",
+    );
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"0s\"\n"),
+        5,
+        "exactly one of notify or run",
+    );
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nnotify = \"critical\"\n"),
+        5,
+        "a step needs after",
+    );
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"0s\"\nnotify = \"silent\"\n"),
+        7,
+        "\"normal\", \"critical\"",
+    );
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"0s\"\nrun = []\n"),
+        7,
+        "run needs a program",
+    );
+    one_problem(
+        &format!("{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"0s\"\nrun = [\"\"]\n"),
+        7,
+        "run needs a program",
+    );
+}
+
+#[test]
+fn escalation_steps_must_be_in_order() {
+    one_problem(
+        &format!(
+            "{ESCALATE_HEAD}[[rule.escalate]]\nafter = \"10m\"\nnotify = \"normal\"\n\
+             [[rule.escalate]]\nafter = \"5m\"\nnotify = \"critical\"\n"
+        ),
+        9,
+        "steps go in order of after, but 5m comes after 10m",
+    );
+}
+
+#[test]
+fn escalation_steps_without_then_escalate_are_a_problem() {
+    one_problem(
+        "[[rule]]\nname = \"a\"\nafter = \"1m\"\nthen = \"expire\"\n[[rule.escalate]]\nafter = \"0s\"\nnotify = \"normal\"\n",
+        5,
+        "used only with then = \"escalate\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"a\"\n[[rule.escalate]]\nafter = \"0s\"\nnotify = \"normal\"\n",
+        3,
+        "used only with then = \"escalate\"",
+    );
+}
+
+#[test]
+fn every_semantic_problem_is_reported_at_once_in_line_order() {
+    let text = r#"[quiet_hours]
+from = "late"
+to = "07:00"
+
+[[rule]]
+name = "first"
+app = "[bad"
+after = "forever"
+then = "expire"
+
+[[rule]]
+name = "first"
+priority = "urgent"
+notify = "loud"
+
+[[rule]]
+name = "fine"
+"#;
+    let found = problems(text);
+    let lines: Vec<usize> = found.iter().map(|problem| problem.line).collect();
+    assert_eq!(lines, [2, 7, 8, 12, 13, 14], "{found:#?}");
+    assert!(found[3].message.contains("used twice (first on line 6)"));
+    assert_eq!(Policy::parse(text).unwrap_err(), found);
+}
+
+// ---------------------------------------------------------------------------------------
+// Quiet hours
+
+#[test]
+fn quiet_hours_wrap_past_midnight() {
+    let policy = policy("[quiet_hours]\nfrom = \"22:00\"\nto = \"07:00\"\n");
+    let at = |text: &str| NaiveTime::parse_from_str(text, "%H:%M").unwrap();
+    for quiet in ["22:00", "23:30", "00:00", "03:00", "06:59"] {
+        assert!(policy.is_quiet(at(quiet)), "{quiet}");
+    }
+    for loud in ["07:00", "12:00", "21:59"] {
+        assert!(!policy.is_quiet(at(loud)), "{loud}");
+    }
+    let hours = policy.quiet_hours().unwrap();
+    assert_eq!((hours.from, hours.to), (at("22:00"), at("07:00")));
+}
+
+#[test]
+fn only_critical_requests_notify_in_quiet_hours() {
+    let policy = policy(
+        "[quiet_hours]\nfrom = \"09:00\"\nto = \"17:00\"\n\n[[rule]]\nname = \"loud\"\npriority = \"critical\"\nnotify = \"critical\"\n",
+    );
+    let noon = NaiveTime::from_hms_opt(12, 0, 0).unwrap();
+    let evening = NaiveTime::from_hms_opt(18, 0, 0).unwrap();
+    let critical = judge(&policy, &request_with(r#""priority": "critical""#));
+    let normal = judge(&policy, &request_with(""));
+    assert_eq!(policy.loudness_at(&critical, noon), Loudness::Critical);
+    assert_eq!(policy.loudness_at(&normal, noon), Loudness::Silent);
+    assert_eq!(policy.loudness_at(&normal, evening), Loudness::Normal);
+}
+
+#[test]
+fn without_quiet_hours_it_is_never_quiet() {
+    let policy = policy("[[rule]]\nname = \"a\"\n");
+    assert!(policy.quiet_hours().is_none());
+    assert!(!policy.is_quiet(NaiveTime::from_hms_opt(3, 0, 0).unwrap()));
+}
+
+// ---------------------------------------------------------------------------------------
+// The shipped policy and the fallback
+
+fn shipped_verdict(fields: &str) -> Verdict {
+    judge(&Policy::shipped(), &request_with(fields))
+}
+
+#[test]
+fn the_shipped_policy_parses_with_its_rules_in_order() {
+    assert!(problems_of(SHIPPED).is_empty());
+    assert_eq!(
+        Policy::shipped().rule_names(),
+        [
+            "critical-needs-a-person",
+            "agents-low-stakes",
+            "agents-ask-a-person",
+            "high-priority",
+            "file-askers",
+        ]
+    );
+    assert!(Policy::shipped().quiet_hours().is_none());
+}
+
+#[test]
+fn shipped_critical_requests_need_a_person() {
+    for source in ["", r#", "source": {"tool": "ask_operator"}"#] {
+        let verdict = shipped_verdict(&format!(r#""priority": "critical"{source}"#));
+        assert_eq!(verdict.rule, "critical-needs-a-person");
+        assert!(!verdict.honours_autonomy());
+        assert!(!verdict.expiry_may_default());
+        assert_eq!(verdict.notify, Loudness::Critical);
+        assert!(!verdict.buttons);
+    }
+}
+
+#[test]
+fn shipped_autonomy_is_honoured_for_file_askers_only() {
+    let priorities = ["low", "normal", "high", "critical"];
+    for priority in priorities {
+        let agent = shipped_verdict(&format!(
+            r#""priority": "{priority}", "mode": "autonomous", "source": {{"tool": "ask_operator"}}"#
+        ));
+        assert!(!agent.honours_autonomy(), "agent at {priority}: {agent:?}");
+
+        let file = shipped_verdict(&format!(
+            r#""priority": "{priority}", "mode": "autonomous", "source": {{"app": "nightly"}}"#
+        ));
+        assert_eq!(
+            file.honours_autonomy(),
+            priority != "critical",
+            "file asker at {priority}: {file:?}"
+        );
+    }
+    assert_eq!(shipped_verdict("").rule, "file-askers");
+    assert_eq!(
+        shipped_verdict(r#""priority": "high""#).rule,
+        "high-priority"
+    );
+}
+
+#[test]
+fn shipped_expiry_defaults_only_at_low_or_normal_priority() {
+    for tool in [
+        "",
+        r#", "source": {"tool": "ask_operator"}"#,
+        r#", "source": {"tool": "other"}"#,
+    ] {
+        for priority in ["low", "normal", "high", "critical"] {
+            let verdict = shipped_verdict(&format!(r#""priority": "{priority}"{tool}"#));
+            assert_eq!(
+                verdict.expiry_may_default(),
+                matches!(priority, "low" | "normal"),
+                "{priority}{tool}: {verdict:?}"
+            );
+        }
+    }
+    let agent = shipped_verdict(r#""priority": "low", "source": {"tool": "ask_operator"}"#);
+    assert_eq!(agent.rule, "agents-low-stakes");
+    let agent = shipped_verdict(r#""priority": "high", "source": {"tool": "ask_operator"}"#);
+    assert_eq!(agent.rule, "agents-ask-a-person");
+}
+
+#[test]
+fn the_shipped_rules_explain_themselves() {
+    // Every rule is preceded by a comment saying why it is safe.
+    let lines: Vec<&str> = SHIPPED.lines().collect();
+    let headers: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.trim() == "[[rule]]")
+        .map(|(index, _)| index)
+        .collect();
+    assert_eq!(headers.len(), 5);
+    for header in headers {
+        assert!(
+            lines[header - 1].trim_start().starts_with('#'),
+            "no comment before the rule on line {}",
+            header + 1
+        );
+    }
+}
+
+#[test]
+fn hold_everything_holds_everything() {
+    let policy = Policy::hold_everything();
+    assert_eq!(policy.rule_names(), ["hold-everything"]);
+    assert_eq!(policy.digest(), "");
+    for fields in [
+        "",
+        r#""mode": "autonomous", "priority": "low""#,
+        r#""priority": "critical", "source": {"tool": "ask_operator"}"#,
+    ] {
+        let verdict = judge(&policy, &request_with(fields));
+        assert_eq!(
+            verdict,
+            Verdict {
+                rule: "hold-everything".to_owned(),
+                autonomous: Autonomy::Hold,
+                never_auto: true,
+                on_expiry: OnExpiry::Expire,
+                after: None,
+                escalate: Vec::new(),
+                notify: Loudness::Normal,
+                buttons: true,
+            }
+        );
+        assert!(!verdict.honours_autonomy() && !verdict.expiry_may_default());
+    }
+    assert!(!policy.is_quiet(NaiveTime::from_hms_opt(3, 0, 0).unwrap()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Digest and loading
+
+#[test]
+fn the_digest_is_the_sha256_of_the_text() {
+    let text = "[[rule]]\nname = \"a\"\n";
+    assert_eq!(
+        policy(text).digest(),
+        inbox_protocol::sha256_hex(text.as_bytes())
+    );
+    assert_ne!(policy(text).digest(), policy(&format!("{text}\n")).digest());
+    assert_eq!(Policy::shipped().digest().len(), 64);
+}
+
+#[test]
+fn load_reads_a_file_and_names_it_in_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("policy.toml");
+    std::fs::write(&good, SHIPPED).unwrap();
+    assert_eq!(
+        Policy::load(&good).unwrap().digest(),
+        Policy::shipped().digest()
+    );
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[rule]]\nname = \"a\"\nnotify = \"loud\"\n[[rule]]\nname = \"a\"\n",
+    )
+    .unwrap();
+    let err = Policy::load(&bad).unwrap_err();
+    let LoadError::Invalid { path, problems } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(path, &bad);
+    assert_eq!(problems.len(), 2);
+    let message = err.to_string();
+    assert!(message.contains(&bad.display().to_string()), "{message}");
+    assert!(message.contains("line 3, column"), "{message}");
+    assert!(
+        message.contains("line 5, column 8: rule name \"a\" is used twice (first on line 2)"),
+        "{message}"
+    );
+
+    let missing = dir.path().join("missing.toml");
+    let err = Policy::load(&missing).unwrap_err();
+    assert!(matches!(err, LoadError::Io { .. }), "{err:?}");
+    assert!(err.to_string().contains(&missing.display().to_string()));
+}
+
+#[test]
+fn verdicts_serialize_for_the_cli_and_the_window() {
+    let verdict = shipped_verdict(r#""priority": "critical""#);
+    let json = serde_json::to_value(&verdict).unwrap();
+    assert_eq!(json["rule"], "critical-needs-a-person");
+    assert_eq!(json["autonomous"], "hold");
+    assert_eq!(json["on_expiry"], "expire");
+    assert_eq!(json["notify"], "critical");
+    assert_eq!(json["buttons"], false);
+    let problem = serde_json::to_value(&problems("x = 1\n")[0]).unwrap();
+    assert_eq!(problem["line"], 1);
+    assert!(problem["message"].as_str().unwrap().contains('x'));
+}
+
+#[test]
+fn every_verdict_of_a_policy_is_listed_in_order() {
+    let shipped = Policy::shipped();
+    let described: Vec<String> = shipped.verdicts().iter().map(|v| v.describe()).collect();
+    assert_eq!(described.len(), 5);
+    assert_eq!(
+        described[0],
+        "rule critical-needs-a-person: holds autonomous mode; notifies critically, no buttons"
+    );
+    assert_eq!(
+        described[4],
+        "rule file-askers: honours autonomous mode; answers with defaults at expiry; \
+         notifies normally, with buttons"
+    );
+}
