@@ -15,6 +15,7 @@ mod hostile_outcomes;
 mod mcp;
 mod notifications;
 mod overflow;
+mod policy;
 mod race;
 mod spool_safety;
 mod team;

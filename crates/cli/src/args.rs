@@ -241,8 +241,12 @@ pub struct AskArgs {
 )]
 pub struct ListArgs {
     /// Also list settled and cancelled requests.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "snoozed")]
     pub all: bool,
+
+    /// List the snoozed requests instead (see `snooze`), each with when it returns.
+    #[arg(long)]
+    pub snoozed: bool,
 
     /// Print a JSON array of request summaries (each with `id`) instead of a table. A
     /// pending request that asks the same questions as others (see `answer --alike`) has

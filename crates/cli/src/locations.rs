@@ -13,6 +13,7 @@ pub fn spool_path(args: &LocationArgs) -> Result<PathBuf> {
     given_or_default(
         args.spool.as_deref(),
         locations::default_spool,
+        "data",
         "--spool DIR or ANSWER_INBOX_DIR",
     )
 }
@@ -22,6 +23,7 @@ pub fn db_path(args: &LocationArgs) -> Result<PathBuf> {
     given_or_default(
         args.db.as_deref(),
         locations::default_db,
+        "data",
         "--db FILE or ANSWER_INBOX_DB",
     )
 }
@@ -29,13 +31,14 @@ pub fn db_path(args: &LocationArgs) -> Result<PathBuf> {
 fn given_or_default(
     given: Option<&Path>,
     default: fn() -> Option<PathBuf>,
+    kind: &str,
     how: &str,
 ) -> Result<PathBuf> {
     // An empty variable (`ANSWER_INBOX_DIR=`) means "not set", as it does for most tools.
     match given.filter(|path| !path.as_os_str().is_empty()) {
         Some(path) => Ok(path.to_owned()),
         None => default().with_context(|| {
-            format!("cannot find the user's data directory (is HOME set?); give {how}")
+            format!("cannot find the user's {kind} directory (is HOME set?); give {how}")
         }),
     }
 }
@@ -46,6 +49,7 @@ pub fn policy_path(args: &LocationArgs) -> Result<PathBuf> {
     given_or_default(
         args.policy.as_deref(),
         locations::default_policy,
+        "config",
         "--policy FILE or ANSWER_INBOX_POLICY",
     )
 }

@@ -68,11 +68,20 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
             (State::Pending, Some(deadline)) => until(deadline, now),
             _ => NONE.to_owned(),
         };
-        // An answer the spool has not taken yet must not look like a request still waiting.
-        let title = match (&row.blocked, &row.unwritten) {
-            (Some(_), _) => format!("[blocked] {}", line(&row.title)),
-            (None, Some(_)) => format!("[answer not yet written] {}", line(&row.title)),
-            (None, None) => line(&row.title),
+        // An answer the spool has not taken yet must not look like a request still waiting;
+        // one the policy holds (its autonomous mode, or a delay's default) says so, since its
+        // asker may be expecting it to settle itself; a snoozed one says when it returns.
+        let held =
+            row.state == State::Pending && row.judgement.as_ref().is_some_and(|j| j.held.is_some());
+        let snoozed = row.snoozed_until.filter(|until| *until > now);
+        let title = match (&row.blocked, &row.unwritten, snoozed) {
+            (Some(_), _, _) => format!("[blocked] {}", line(&row.title)),
+            (None, Some(_), _) => format!("[answer not yet written] {}", line(&row.title)),
+            (None, None, Some(back)) => {
+                format!("[snoozed, back {}] {}", until(back, now), line(&row.title))
+            }
+            (None, None, None) if held => format!("[held] {}", line(&row.title)),
+            (None, None, None) => line(&row.title),
         };
         cells.extend([
             enum_text(&row.priority),
@@ -250,6 +259,39 @@ pub fn detail(detail: &RequestDetail, events: &[LoggedEvent], now: DateTime<Utc>
     }
     if let Some(reason) = &summary.blocked {
         fields.push(("blocked", line(reason)));
+    }
+    if let Some(by) = &summary.placed_by {
+        fields.push(("placed by", line(by)));
+    }
+    // What the operator's policy says of it, while that still matters.
+    if let (Some(judged), State::Pending) = (&summary.judgement, summary.state) {
+        // The summary names its rule ("rule NAME: ...").
+        fields.push(("policy", line(&judged.summary)));
+        if let Some(reason) = &judged.held {
+            fields.push(("held", line(reason)));
+        }
+        if let Some(next) = &judged.next {
+            fields.push((
+                "next",
+                format!(
+                    "{} ({}): {}",
+                    local_time(next.at),
+                    until(next.at, now),
+                    line(&next.what)
+                ),
+            ));
+        }
+    }
+    if let Some(back) = summary.snoozed_until.filter(|at| *at > now) {
+        fields.push((
+            "snoozed",
+            format!(
+                "until {} ({}; answer-inbox unsnooze {} ends it)",
+                local_time(back),
+                until(back, now),
+                line(&summary.id)
+            ),
+        ));
     }
     fields.push((
         "placed",

@@ -912,3 +912,16 @@ fn every_verdict_of_a_policy_is_listed_in_order() {
          notifies normally, with buttons"
     );
 }
+
+#[test]
+fn the_policy_guide_quotes_the_shipped_policy_whole() {
+    // docs/POLICY.md shows operators the shipped policy; it must be the one that ships.
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/POLICY.md"),
+    )
+    .unwrap();
+    assert!(
+        guide.contains(SHIPPED.trim_end()),
+        "docs/POLICY.md no longer quotes crates/policy/shipped-policy.toml as it is"
+    );
+}

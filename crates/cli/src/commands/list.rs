@@ -1,5 +1,6 @@
-//! `list [--all] [--json]`: what is waiting for the operator, and which pending requests ask
-//! the same questions (groups that `answer ID --alike` answers at once).
+//! `list [--all | --snoozed] [--json]`: what is waiting for the operator (a request the
+//! policy holds is marked), which pending requests ask the same questions (groups that
+//! `answer ID --alike` answers at once), and what is snoozed.
 
 use std::collections::HashMap;
 
@@ -32,6 +33,13 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
     let mut engine = locations::open_engine(locations)?;
     // Ingest what arrived while no inbox ran; policies stay with `watch`.
     engine.sync().context("cannot scan the spool")?;
+    let snoozed = engine
+        .queries()
+        .snoozed()
+        .context("cannot list snoozed requests")?;
+    if args.snoozed {
+        return list_snoozed(&snoozed, args.json);
+    }
     let mut rows = engine.queries().pending().context("cannot list requests")?;
     let groups = alike_groups(&engine.queries()).context("cannot find alike requests")?;
     if args.all {
@@ -65,6 +73,25 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
             text.push_str(&render::alike_lines(&groups));
         }
         output::stdout(&text)?;
+    }
+    if !args.json && !snoozed.is_empty() {
+        // Out of the list, not out of mind: say they exist and how to see them.
+        output::stderr(&format!(
+            "{} snoozed (answer-inbox list --snoozed)",
+            render::count(snoozed.len(), "request")
+        ));
+    }
+    Ok(exit::OK)
+}
+
+/// `list --snoozed`: the snoozed requests, soonest back first.
+fn list_snoozed(rows: &[RequestSummary], json: bool) -> Result<u8> {
+    if json {
+        output::json(&rows)?;
+    } else if rows.is_empty() {
+        output::stdout("No snoozed requests.\n")?;
+    } else {
+        output::stdout(&render::summary_table(rows, false, Utc::now()))?;
     }
     Ok(exit::OK)
 }

@@ -30,11 +30,13 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
     let shown = render::line(&path.display().to_string());
     match Policy::load(&path) {
         Ok(policy) => {
-            output::stdout(&format!(
-                "{shown}: ok, {} rule(s): {}\n",
-                policy.rule_names().len(),
-                policy.rule_names().join(", ")
-            ))?;
+            let names = policy.rule_names();
+            let rules = match names.len() {
+                // No rule matches anything: every request waits for a person.
+                0 => "no rules: every request waits for a person".to_owned(),
+                n => format!("{}: {}", render::count(n, "rule"), names.join(", ")),
+            };
+            output::stdout(&format!("{shown}: ok, {rules}\n"))?;
             Ok(exit::OK)
         }
         Err(LoadError::Io { source, .. })
@@ -143,8 +145,7 @@ fn explain(locations: &LocationArgs, args: &PolicyExplainArgs) -> Result<u8> {
                 break;
             }
         }
-        if let Some(expiry) = &request.expiry {
-            let _ = expiry;
+        if request.expiry.is_some() {
             let on_expiry = if !verdict.expiry_may_default() {
                 "it expires without answers"
             } else if fill_defaults(&request).missing_required.is_empty() {

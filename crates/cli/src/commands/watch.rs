@@ -53,6 +53,16 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
         engine.spool().root().display(),
         locations::db_path(locations)?.display()
     );
+    // Which rules decide, so the log says what the operator agreed to.
+    let policy = engine.policy();
+    let origin = match policy.path().filter(|path| path.exists()) {
+        Some(path) => path.display().to_string(),
+        None => "the shipped policy".to_owned(),
+    };
+    eprintln!(
+        "policy: {origin}, rules {}",
+        policy.current().rule_names().join(", ")
+    );
 
     let printer = thread::Builder::new()
         .name("event-log".into())
