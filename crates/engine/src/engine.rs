@@ -226,16 +226,16 @@ impl Engine {
             }
             Wake::Command(command) => self.execute(command),
         }
-        let mut fresh = self.take_fresh();
-        // What a CLI command took in meanwhile: it syncs but leaves judging to the inbox
-        // that runs the policy.
-        for facts in self.store.pending_facts(Due::Unjudged)? {
-            if !fresh.iter().any(|f| f.request.id == facts.request.id) {
-                fresh.push(facts);
-            }
-        }
+        let fresh = self.take_fresh();
         if !fresh.is_empty() {
             self.apply_policy(&fresh)?;
+        }
+        // What a CLI command took in meanwhile: it syncs but leaves judging to the inbox
+        // that runs the policy. Asked after this turn's own were judged, so it is nearly
+        // always empty and nothing is read twice.
+        let unjudged = self.store.pending_facts(Due::Unjudged)?;
+        if !unjudged.is_empty() {
+            self.apply_policy(&unjudged)?;
         }
         self.notify_new()
     }

@@ -249,16 +249,17 @@ impl Checker<'_> {
         Some(text.clone())
     }
 
-    fn globs(
+    /// The values of a match key and where they stand, or a problem when the list is empty
+    /// (it would match nothing, which is never what leaving a key out means).
+    fn non_empty<'v>(
         &mut self,
         context: &str,
         key: &str,
-        value: Option<&Spanned<OneOrMany>>,
-    ) -> Option<Globs> {
-        let value = value?;
+        value: &'v Spanned<OneOrMany>,
+    ) -> Option<(std::ops::Range<usize>, &'v [String])> {
         let span = value.span();
-        let patterns = &value.get_ref().0;
-        if patterns.is_empty() {
+        let values = &value.get_ref().0;
+        if values.is_empty() {
             self.problem(
                 span,
                 format!(
@@ -268,6 +269,16 @@ impl Checker<'_> {
             );
             return None;
         }
+        Some((span, values))
+    }
+
+    fn globs(
+        &mut self,
+        context: &str,
+        key: &str,
+        value: Option<&Spanned<OneOrMany>>,
+    ) -> Option<Globs> {
+        let (span, patterns) = self.non_empty(context, key, value?)?;
         match Globs::new(patterns) {
             Ok(globs) => Some(globs),
             Err(messages) => {
@@ -286,19 +297,7 @@ impl Checker<'_> {
         value: Option<&Spanned<OneOrMany>>,
         options: &[(&str, T)],
     ) -> Option<Vec<T>> {
-        let value = value?;
-        let span = value.span();
-        let words = &value.get_ref().0;
-        if words.is_empty() {
-            self.problem(
-                span,
-                format!(
-                    "{context}: {key} is an empty list, which matches nothing; leave {key} out \
-                     to match any value"
-                ),
-            );
-            return None;
-        }
+        let (span, words) = self.non_empty(context, key, value?)?;
         let mut chosen = Vec::new();
         for word in words {
             match lookup(word, options) {
