@@ -103,7 +103,7 @@ pub async fn answer_alike(
     members: Vec<AlikeTarget>,
     answers: Map<String, Value>,
 ) -> Answer<Vec<AlikeAnswerView>> {
-    desk.inbox().answer_alike(&members, &answers)
+    desk.answer_alike(&members, &answers)
 }
 
 #[tauri::command]

@@ -100,6 +100,96 @@ pub enum Command {
     Policy(PolicyArgs),
     Snooze(SnoozeArgs),
     Unsnooze(UnsnoozeArgs),
+    Serve(ServeArgs),
+    Devices(DevicesArgs),
+}
+
+/// Answer from other devices: serve the inbox's page to a browser on your phone or another
+/// laptop, with the engine's loop running here.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Answer from other devices: serve the inbox's own page to a browser on a \
+    phone or another laptop, and run the inbox's loop here (as `watch` does). On start it \
+    prints `open: <link>`: open that link on the first device to pair it (the link holds a \
+    one-time code, good for 10 minutes; `answer-inbox devices pair` makes another). Only \
+    paired devices can see or answer anything; `answer-inbox devices` lists and revokes \
+    them.\n\nBy default it listens on 127.0.0.1 only, over plain HTTP: reach it through an \
+    SSH tunnel (`ssh -L 8765:127.0.0.1:8765 host`) or a reverse proxy that adds TLS \
+    (--public-url). With --listen on another address it serves HTTPS with a self-signed \
+    certificate made on first start; the pairing link carries its fingerprint, so you can \
+    check that your browser shows the same one. See docs/WEB.md."
+)]
+pub struct ServeArgs {
+    /// The address and port to listen on. Anything but loopback is reachable by others on
+    /// the network, and is served with TLS only.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8765")]
+    pub listen: std::net::SocketAddr,
+
+    /// Serve HTTPS with the self-signed certificate on loopback too (always on for other
+    /// addresses).
+    #[arg(long)]
+    pub tls: bool,
+
+    /// Another host name the page is reached by (a DNS name for this machine); may be
+    /// repeated. IP addresses and localhost need none.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<String>,
+
+    /// The address devices use when it is not the listen address: a reverse proxy's
+    /// (https://inbox.example.org) or an SSH tunnel's local end. Links are made with it.
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<url::Url>,
+
+    /// Publish each new request to this ntfy topic (https://ntfy.sh/<topic> or your own
+    /// server's), with a link to the page and, where the policy allows buttons, answer
+    /// buttons that work once. What leaves the machine: the title, who asks and the
+    /// question (see --ntfy-titles-only).
+    #[arg(long, value_name = "TOPIC_URL", env = "ANSWER_INBOX_NTFY")]
+    pub ntfy: Option<String>,
+
+    /// A file holding the ntfy access token (tk_...), for a protected topic. Also read from
+    /// ANSWER_INBOX_NTFY_TOKEN.
+    #[arg(long, value_name = "FILE")]
+    pub ntfy_token_file: Option<PathBuf>,
+
+    /// Send only titles to ntfy: no source, no question text leaves the machine.
+    #[arg(long)]
+    pub ntfy_titles_only: bool,
+
+    /// Poll the directories instead of using inotify (network filesystems).
+    #[arg(long)]
+    pub poll: bool,
+
+    /// Do not send desktop notifications on this machine.
+    #[arg(long)]
+    pub no_notify: bool,
+}
+
+/// The browsers paired with `answer-inbox serve`: list, pair another, rename, revoke.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    #[command(subcommand)]
+    pub command: Option<DevicesCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DevicesCommand {
+    /// List paired devices, revoked ones too (the default).
+    List,
+    /// Print a new pairing link for one more device (good for 10 minutes, once), for the
+    /// server that last ran with this inbox.
+    Pair,
+    /// Give a device another name (answers from it are recorded under its name).
+    Rename {
+        /// The device's id, as `devices` lists it.
+        id: String,
+        name: String,
+    },
+    /// Revoke a device: its browser can do nothing more, at once, even with its page open.
+    Revoke {
+        /// The device's id, as `devices` lists it.
+        id: String,
+    },
 }
 
 /// The operator's policy: check it, see which rule a request meets, print it.

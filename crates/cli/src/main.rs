@@ -51,13 +51,15 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Policy(args) => commands::policy::run(locations, args),
         Command::Snooze(args) => commands::snooze::snooze(locations, args),
         Command::Unsnooze(args) => commands::snooze::unsnooze(locations, args),
+        Command::Serve(args) => commands::serve::run(locations, args),
+        Command::Devices(args) => commands::devices::run(locations, args),
     }
 }
 
 /// Warnings (and, for `watch`, progress) on standard error; `RUST_LOG` overrides the level.
 fn init_logging(command: &Command) {
     let default = match command {
-        Command::Watch(_) => "info",
+        Command::Watch(_) | Command::Serve(_) => "info",
         _ => "warn",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));

@@ -263,6 +263,15 @@ impl Desk {
         self.inbox().decline(id, reason, version, Surface::Window)
     }
 
+    /// The window's answer to a group of alike requests (see [`Inbox::answer_alike`]).
+    pub fn answer_alike(
+        &self,
+        members: &[crate::views::AlikeTarget],
+        answers: &Map<String, Value>,
+    ) -> Result<Vec<crate::views::AlikeAnswerView>, IpcError> {
+        self.inbox().answer_alike(members, answers, Surface::Window)
+    }
+
     /// Opens a web link from a request in the system browser, through `open`.
     pub fn open_link(
         &self,
@@ -321,7 +330,7 @@ impl Desk {
 }
 
 /// Who answers here, as the engine records it: `operator:<OS account>`.
-fn operator_shown() -> String {
+pub fn operator_shown() -> String {
     inbox_engine::operator::answered_by(&inbox_engine::operator::account())
 }
 

@@ -24,7 +24,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender};
 use inbox_engine::notifier::Notifier;
 use inbox_engine::{locations, Command, PolicySource, Queries, Reader, SettleError, Trust};
-use inbox_protocol::Surface;
+use inbox_protocol::Via;
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
@@ -233,10 +233,12 @@ impl Inbox {
     /// Answers every member with the same answers, each bound to the version the window
     /// listed (see [`Inbox::alike`]): one outcome per member, each checked against its own
     /// request. A member that is refused does not stop the others; each gets its result.
+    /// `via`: where the operator answered, as for [`Inbox::answer`].
     pub fn answer_alike(
         &self,
         members: &[AlikeTarget],
         answers: &Map<String, Value>,
+        via: impl Into<Via>,
     ) -> Result<Vec<AlikeAnswerView>, IpcError> {
         if members.is_empty() {
             return Err(IpcError::bad_input("no requests to answer"));
@@ -252,11 +254,7 @@ impl Inbox {
             .iter()
             .map(|m| (m.id.clone(), m.version.clone()))
             .collect();
-        let results = self.ask(Command::answer_alike(
-            pairs,
-            answers.clone(),
-            Surface::Window,
-        ))?;
+        let results = self.ask(Command::answer_alike(pairs, answers.clone(), via))?;
         Ok(results
             .into_iter()
             .map(|(id, result)| match self.submitted(&id, result) {
@@ -383,28 +381,29 @@ impl Inbox {
     /// first: then theirs is returned and stands. `version` is [`RequestView::version`] of
     /// the request the operator answered; a file that no longer has it is not answered
     /// ([`ErrorCode::Changed`]).
-    /// `surface`: where the operator answered, the window or a notification's button.
+    /// `via`: where the operator answered: the window, a notification's button, a paired
+    /// device's browser (by its name).
     pub fn answer(
         &self,
         id: &str,
         answers: &Map<String, Value>,
         version: &str,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::answer(id, answers.clone(), version, surface))?;
+        let result = self.ask(Command::answer(id, answers.clone(), version, via))?;
         self.submitted(id, result)
     }
 
-    /// Declines a request; the reason goes to the asker. `version` and `surface` as for
+    /// Declines a request; the reason goes to the asker. `version` and `via` as for
     /// [`Inbox::answer`].
     pub fn decline(
         &self,
         id: &str,
         reason: &str,
         version: &str,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> Result<SubmitResult, IpcError> {
-        let result = self.ask(Command::decline(id, reason, version, surface))?;
+        let result = self.ask(Command::decline(id, reason, version, via))?;
         self.submitted(id, result)
     }
 

@@ -165,6 +165,11 @@ pub struct OutcomeView {
     pub answered_at: String,
     /// The inbox instance that wrote it.
     pub instance: String,
+    /// Where it was decided: `window`, `bubble`, `cli`, `web`, `push`, `policy`; None in
+    /// outcomes from before surfaces were recorded.
+    pub surface: Option<String>,
+    /// For `web`: the name of the paired device it was answered from.
+    pub device: Option<String>,
     pub answers: Vec<AnswerLine>,
     pub reason: Option<String>,
     pub errors: Vec<ProblemView>,
@@ -579,6 +584,8 @@ impl OutcomeView {
             answered_by: line(&outcome.answered_by),
             answered_at: rfc3339(outcome.answered_at),
             instance: line(&outcome.instance),
+            surface: outcome.surface.map(|s| s.as_str().to_owned()),
+            device: outcome.device.as_deref().map(line),
             answers,
             reason: outcome.reason.as_deref().map(lines),
             errors: outcome

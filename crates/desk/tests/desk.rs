@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use inbox_desk::*;
+use inbox_protocol::Surface;
 use serde_json::{json, Map, Value};
 
 struct Fixture {
@@ -857,7 +858,7 @@ fn requests_alike_are_answered_together_each_bound_to_its_version() {
     fx.answer("run-3", &answers(&[("go", json!(false))]))
         .unwrap();
     let results = inbox
-        .answer_alike(&targets, &answers(&[("go", json!(true))]))
+        .answer_alike(&targets, &answers(&[("go", json!(true))]), Surface::Window)
         .unwrap();
     assert_eq!(results.len(), 3);
     for result in &results {
@@ -875,7 +876,7 @@ fn requests_alike_are_answered_together_each_bound_to_its_version() {
 
     let twice = vec![targets[0].clone(), targets[0].clone()];
     let error = inbox
-        .answer_alike(&twice, &answers(&[("go", json!(true))]))
+        .answer_alike(&twice, &answers(&[("go", json!(true))]), Surface::Window)
         .unwrap_err();
     assert_eq!(error.code, ErrorCode::BadInput, "{error:?}");
 }

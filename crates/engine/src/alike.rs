@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use inbox_protocol::{fingerprint, Outcome, Surface};
+use inbox_protocol::{fingerprint, Outcome, Via};
 use serde_json::{Map, Value};
 
 use crate::engine::{Engine, SettleError};
@@ -105,12 +105,13 @@ impl Engine {
         &mut self,
         members: &[(String, String)],
         answers: &Map<String, Value>,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> Vec<(String, Result<Outcome, SettleError>)> {
+        let via = via.into();
         members
             .iter()
             .map(|(id, version)| {
-                let result = self.answer(id, answers, Some(version), surface);
+                let result = self.answer(id, answers, Some(version), via.clone());
                 (id.clone(), result)
             })
             .collect()
@@ -119,6 +120,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use inbox_protocol::Surface;
     use inbox_spool::{Area, Spool};
     use serde_json::json;
 

@@ -7,7 +7,7 @@
 //! that only change how loudly it notifies live with the notifier.
 
 use crossbeam_channel::{Receiver, Sender};
-use inbox_protocol::{Outcome, Surface};
+use inbox_protocol::{Outcome, Via};
 use serde_json::{Map, Value};
 
 use std::time::Duration;
@@ -26,8 +26,9 @@ pub enum Command {
         id: String,
         answers: Map<String, Value>,
         version: String,
-        /// Where the operator answered: the window, or a notification's button.
-        surface: Surface,
+        /// Where the operator answered: the window, a notification's button, a paired
+        /// device's browser (named).
+        via: Via,
         reply: Reply<Result<Outcome, SettleError>>,
     },
     /// Decline with a reason, which goes to the asker; `version` as for `Answer`.
@@ -35,7 +36,7 @@ pub enum Command {
         id: String,
         reason: String,
         version: String,
-        surface: Surface,
+        via: Via,
         reply: Reply<Result<Outcome, SettleError>>,
     },
     /// Place the demo requests; replies with their ids.
@@ -58,7 +59,7 @@ pub enum Command {
     AnswerAlike {
         members: Vec<(String, String)>,
         answers: Map<String, Value>,
-        surface: Surface,
+        via: Via,
         reply: Reply<AlikeResults>,
     },
 }
@@ -72,14 +73,14 @@ impl Command {
         id: &str,
         answers: Map<String, Value>,
         version: &str,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Answer {
             id: id.to_owned(),
             answers,
             version: version.to_owned(),
-            surface,
+            via: via.into(),
             reply,
         };
         (command, receiver)
@@ -90,14 +91,14 @@ impl Command {
         id: &str,
         reason: &str,
         version: &str,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> (Command, Receiver<Result<Outcome, SettleError>>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::Decline {
             id: id.to_owned(),
             reason: reason.to_owned(),
             version: version.to_owned(),
-            surface,
+            via: via.into(),
             reply,
         };
         (command, receiver)
@@ -131,13 +132,13 @@ impl Command {
     pub fn answer_alike(
         members: Vec<(String, String)>,
         answers: Map<String, Value>,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> (Command, Receiver<AlikeResults>) {
         let (reply, receiver) = crossbeam_channel::bounded(1);
         let command = Command::AnswerAlike {
             members,
             answers,
-            surface,
+            via: via.into(),
             reply,
         };
         (command, receiver)

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use crossbeam_channel::Sender;
 use inbox_protocol::{
-    check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request, Surface,
+    check_answers, parse_request, Outcome, OutcomeStatus, Problem, Request, Surface, Via,
 };
 use serde_json::{Map, Value};
 
@@ -293,19 +293,19 @@ impl Engine {
                 id,
                 answers,
                 version,
-                surface,
+                via,
                 reply,
             } => {
-                let _ = reply.send(self.answer(&id, &answers, Some(&version), surface));
+                let _ = reply.send(self.answer(&id, &answers, Some(&version), via));
             }
             Command::Decline {
                 id,
                 reason,
                 version,
-                surface,
+                via,
                 reply,
             } => {
-                let _ = reply.send(self.decline(&id, &reason, Some(&version), surface));
+                let _ = reply.send(self.decline(&id, &reason, Some(&version), via));
             }
             Command::Snooze {
                 id,
@@ -320,10 +320,10 @@ impl Engine {
             Command::AnswerAlike {
                 members,
                 answers,
-                surface,
+                via,
                 reply,
             } => {
-                let _ = reply.send(self.answer_alike(&members, &answers, surface));
+                let _ = reply.send(self.answer_alike(&members, &answers, via));
             }
             Command::PlaceDemo { reply } => {
                 let placed = crate::demo::place_demo(&self.spool);
@@ -864,14 +864,15 @@ impl Engine {
     /// version the inbox holds (what `list` and `show` display), which the file must still
     /// be.
     ///
-    /// `surface` is where the operator answered (the window, a notification's button, the
-    /// command line); the outcome records it, with how long the decision took.
+    /// `via` is where the operator answered (the window, a notification's button, the
+    /// command line, a paired device's browser by name); the outcome records it, with how
+    /// long the decision took.
     pub fn answer(
         &mut self,
         id: &str,
         given: &Map<String, Value>,
         version: Option<&str>,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> Result<Outcome, SettleError> {
         let (request, placed_at) = self.open_pending_placed(id, version)?;
         let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
@@ -884,20 +885,20 @@ impl Engine {
         )
         .with_answers(set)
         .with_request_sha256(Some(request.sha256.clone()))
-        .with_decision(surface, placed_at)
+        .with_decision(via, placed_at)
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
         .with_reply(&request);
         self.settle_as_operator(outcome)
     }
 
-    /// Declines a request with a reason; `version` and `surface` as for [`Engine::answer`].
+    /// Declines a request with a reason; `version` and `via` as for [`Engine::answer`].
     pub fn decline(
         &mut self,
         id: &str,
         reason: &str,
         version: Option<&str>,
-        surface: Surface,
+        via: impl Into<Via>,
     ) -> Result<Outcome, SettleError> {
         let (request, placed_at) = self.open_pending_placed(id, version)?;
         let reason = reason.trim();
@@ -916,7 +917,7 @@ impl Engine {
         )
         .with_reason(reason)
         .with_request_sha256(Some(request.sha256.clone()))
-        .with_decision(surface, placed_at)
+        .with_decision(via, placed_at)
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
         .with_reply(&request);

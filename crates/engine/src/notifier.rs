@@ -131,6 +131,21 @@ impl Notifier for Silent {
     fn announce(&self, _fresh: Vec<Announcement>) {}
 }
 
+/// Tells several notifiers the same news: desktop bubbles and pushes to a phone, each with
+/// its own thread and coalescing.
+pub struct Fanout(pub Vec<Box<dyn Notifier>>);
+
+impl Notifier for Fanout {
+    fn announce(&self, fresh: Vec<Announcement>) {
+        if let Some((last, others)) = self.0.split_last() {
+            for notifier in others {
+                notifier.announce(fresh.clone());
+            }
+            last.announce(fresh);
+        }
+    }
+}
+
 /// How long after a bubble further requests are held back, to be shown together when it
 /// ends.
 ///

@@ -51,7 +51,7 @@ pub use model::{
     Source, TextFormat,
 };
 pub use outcome::{
-    AnswerSet, DecidedBy, Outcome, OutcomeStatus, Surface, Trigger, BY_AUTONOMOUS, BY_EXPIRY,
+    AnswerSet, DecidedBy, Outcome, OutcomeStatus, Surface, Trigger, Via, BY_AUTONOMOUS, BY_EXPIRY,
     BY_VALIDATION, PROTOCOL_VERSION,
 };
 #[cfg(feature = "validate")]

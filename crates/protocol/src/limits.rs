@@ -27,3 +27,6 @@ pub const MAX_ANSWER_CHARS: usize = 10_000;
 pub const MAX_PATTERN_CHARS: usize = 1_000;
 /// Longest `timeout_seconds` (one year).
 pub const MAX_TIMEOUT_SECONDS: u64 = 31_536_000;
+
+/// Longest name of a paired device (`device` in an outcome), in characters.
+pub const MAX_DEVICE_NAME_CHARS: usize = 40;

@@ -122,6 +122,10 @@ pub enum Surface {
     Cli,
     /// No person: a policy decided.
     Policy,
+    /// A browser on a paired device (`answer-inbox serve`); `device` names it.
+    Web,
+    /// An answer button of a push notification on a phone (ntfy), through a one-time URL.
+    Push,
 }
 
 impl Surface {
@@ -131,6 +135,8 @@ impl Surface {
             Surface::Bubble => "bubble",
             Surface::Cli => "cli",
             Surface::Policy => "policy",
+            Surface::Web => "web",
+            Surface::Push => "push",
         }
     }
 }
@@ -138,6 +144,33 @@ impl Surface {
 impl std::fmt::Display for Surface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Where an answer came from: the surface and, for a paired device, the name the operator
+/// gave it. Every surface but the web has no device, so a bare [`Surface`] converts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Via {
+    pub surface: Surface,
+    pub device: Option<String>,
+}
+
+impl Via {
+    /// A paired device's browser.
+    pub fn device(name: impl Into<String>) -> Via {
+        Via {
+            surface: Surface::Web,
+            device: Some(name.into()),
+        }
+    }
+}
+
+impl From<Surface> for Via {
+    fn from(surface: Surface) -> Via {
+        Via {
+            surface,
+            device: None,
+        }
     }
 }
 
@@ -196,9 +229,12 @@ pub struct Outcome {
     /// expiry, or a rule's delay (`after`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<Trigger>,
-    /// Where the decision was made: `window`, `bubble`, `cli`, or `policy`.
+    /// Where the decision was made: `window`, `bubble`, `cli`, `web`, `push` or `policy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<Surface>,
+    /// For surface `web`: the name of the paired device the operator answered from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// Milliseconds from the request's placement to the decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_ms: Option<u64>,
@@ -239,6 +275,7 @@ impl Outcome {
             rule: None,
             trigger: None,
             surface: None,
+            device: None,
             decision_ms: None,
             request_sha256: None,
             instance: instance.into(),
@@ -267,11 +304,13 @@ impl Outcome {
     /// policy), by whom (from `answered_by`'s prefix), which rule for a policy, and how long
     /// after the request was placed (`placed_at`). Call it once `answered_by` and
     /// `answered_at` are final.
-    pub fn with_decision(mut self, surface: Surface, placed_at: DateTime<Utc>) -> Outcome {
+    pub fn with_decision(mut self, via: impl Into<Via>, placed_at: DateTime<Utc>) -> Outcome {
+        let via = via.into();
         let decided_by = self.decider();
         self.rule = (decided_by == Some(DecidedBy::Policy)).then(|| self.answered_by.clone());
         self.decided_by = decided_by;
-        self.surface = Some(surface);
+        self.surface = Some(via.surface);
+        self.device = via.device;
         // A file's mtime can be a little ahead of this clock: never a negative duration.
         let elapsed = (self.answered_at - placed_at).num_milliseconds().max(0);
         self.decision_ms = u64::try_from(elapsed).ok();

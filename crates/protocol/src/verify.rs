@@ -108,6 +108,9 @@ fn check_decision(outcome: &Outcome) -> Result<(), String> {
             ));
         }
     }
+    if let Some(device) = outcome.device.as_deref() {
+        check_device(device, outcome.surface)?;
+    }
     match (outcome.surface, named) {
         (Some(Surface::Policy), Some(DecidedBy::Person)) => {
             Err("a person's decision cannot come from surface \"policy\"".into())
@@ -117,6 +120,29 @@ fn check_decision(outcome: &Outcome) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
+}
+
+/// A device name is the name of a paired browser: only with surface `web`, one short line.
+fn check_device(device: &str, surface: Option<Surface>) -> Result<(), String> {
+    if surface != Some(Surface::Web) {
+        return Err(format!(
+            "device \"{}\" given for a decision not made on surface \"web\"",
+            crate::text::one_line(device)
+        ));
+    }
+    if device.trim().is_empty() || device.chars().count() > crate::limits::MAX_DEVICE_NAME_CHARS {
+        return Err(format!(
+            "device name must be 1 to {} characters",
+            crate::limits::MAX_DEVICE_NAME_CHARS
+        ));
+    }
+    if crate::text::one_line(device) != device {
+        return Err(format!(
+            "device name \"{}\" holds control or invisible characters",
+            crate::text::one_line(device)
+        ));
+    }
+    Ok(())
 }
 
 fn decided_by_word(decided_by: DecidedBy) -> &'static str {
@@ -258,6 +284,26 @@ mod tests {
         let mut forged = outcome(OutcomeStatus::Answered, "operator:ann");
         forged.surface = Some(Surface::Policy);
         assert!(verify_outcome(&forged, "r", None).is_err());
+    }
+
+    #[test]
+    fn a_device_is_named_only_for_web_answers_and_only_as_one_short_line() {
+        let placed = Utc::now();
+        let web = outcome(OutcomeStatus::Answered, "operator:ann")
+            .with_decision(crate::Via::device("Phone"), placed);
+        assert_eq!(web.surface, Some(Surface::Web));
+        assert_eq!(web.device.as_deref(), Some("Phone"));
+        assert_eq!(verify_outcome(&web, "r", None), Ok(()));
+
+        let mut forged = web.clone();
+        forged.surface = Some(Surface::Window);
+        let error = verify_outcome(&forged, "r", None).unwrap_err();
+        assert!(error.contains("not made on surface \"web\""), "{error}");
+        for bad in ["", "a\nb", "Phone\u{202e}", &"x".repeat(41)] {
+            let mut forged = web.clone();
+            forged.device = Some(bad.to_owned());
+            assert!(verify_outcome(&forged, "r", None).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -639,6 +639,8 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 Just(Surface::Bubble),
                 Just(Surface::Cli),
                 Just(Surface::Policy),
+                Just(Surface::Web),
+                Just(Surface::Push),
             ]),
             proptest::option::of(any::<u64>()),
             proptest::option::of(prop_oneof![
@@ -647,6 +649,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 Just(Trigger::Delay),
             ]),
         ),
+        proptest::option::of(text(20)),
     )
         .prop_map(
             |(
@@ -655,6 +658,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 (notes, reason, errors, request_sha256),
                 (at, reply),
                 (decided_by, rule, surface, decision_ms, trigger),
+                device,
             )| Outcome {
                 inbox: 1,
                 id,
@@ -670,6 +674,7 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 decided_by,
                 rule,
                 surface,
+                device,
                 decision_ms,
                 trigger,
                 request_sha256,

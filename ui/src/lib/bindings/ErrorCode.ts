@@ -3,4 +3,4 @@
 /**
  * What kind of failure; the UI decides what to do from this alone.
  */
-export type ErrorCode = "not_found" | "invalid" | "cancelled" | "unreadable" | "changed" | "blocked" | "bad_input" | "storage";
+export type ErrorCode = "not_found" | "invalid" | "cancelled" | "unreadable" | "changed" | "blocked" | "bad_input" | "storage" | "unauthorized" | "forbidden" | "pairing_refused" | "link_refused" | "rate_limited";

@@ -19,4 +19,13 @@ answered_by: string, answered_at: string,
 /**
  * The inbox instance that wrote it.
  */
-instance: string, answers: Array<AnswerLine>, reason: string | null, errors: Array<ProblemView>, };
+instance: string, 
+/**
+ * Where it was decided: `window`, `bubble`, `cli`, `web`, `push`, `policy`; None in
+ * outcomes from before surfaces were recorded.
+ */
+surface: string | null, 
+/**
+ * For `web`: the name of the paired device it was answered from.
+ */
+device: string | null, answers: Array<AnswerLine>, reason: string | null, errors: Array<ProblemView>, };

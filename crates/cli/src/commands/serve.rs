@@ -1,0 +1,207 @@
+//! `serve`: the inbox's page for other devices, with the engine's loop running here. The
+//! server, the pairing and the API are inbox-web's; this wires them to the same `Inbox` the
+//! desktop app runs, with desktop notifications and (optionally) ntfy pushes, and prints
+//! the pairing link for a first device.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use inbox_desk::{Inbox, UiEvent};
+use inbox_engine::notifier::{Fanout, Notifier};
+use inbox_notifications::Notifications;
+use inbox_web::ntfy::{NtfyConfig, NtfyPublisher};
+use inbox_web::{DeviceStore, EventFeed, ServeOptions, WebServer};
+
+use crate::args::{LocationArgs, ServeArgs};
+use crate::locations;
+
+const APP_NAME: &str = "Answer Inbox";
+
+pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
+    let (shutdown_tx, shutdown) = crossbeam_channel::bounded::<()>(1);
+    ctrlc::set_handler(move || {
+        let _ = shutdown_tx.try_send(());
+    })
+    .context("cannot install the SIGINT/SIGTERM handler")?;
+
+    let spool = locations::spool_path(location)?;
+    let db = locations::db_path(location)?;
+    let devices = Arc::new(DeviceStore::open(&DeviceStore::path_beside(&db))?);
+    let tls = if args.tls || !args.listen.ip().is_loopback() {
+        let dir = db
+            .parent()
+            .context("the database path has no directory for the certificate")?;
+        Some(inbox_web::tls::load_or_make(dir, &certificate_names(args))?)
+    } else {
+        None
+    };
+    let options = ServeOptions {
+        listen: args.listen,
+        tls,
+        hosts: args.hosts.clone(),
+        public_url: args.public_url.clone(),
+    };
+    let listening = WebServer::bind(options, Arc::clone(&devices))?;
+
+    let mut notifiers: Vec<Box<dyn Notifier>> = Vec::new();
+    if !args.no_notify {
+        match Notifications::builder(APP_NAME).start() {
+            Ok(notifications) => notifiers.push(Box::new(notifications)),
+            Err(error) => tracing::warn!("desktop notifications are off: {error}"),
+        }
+    }
+    if let Some(topic) = &args.ntfy {
+        let config = NtfyConfig::parse(topic, ntfy_token(args)?, args.ntfy_titles_only)?;
+        eprintln!(
+            "publishing new requests to ntfy topic {} on {}{}",
+            config.topic(),
+            config.server_url(),
+            if args.ntfy_titles_only {
+                " (titles only)"
+            } else {
+                " (title, who asks and the question leave this machine; --ntfy-titles-only sends titles only)"
+            }
+        );
+        notifiers.push(Box::new(NtfyPublisher::start(config, listening.links())?));
+    }
+
+    let feed = EventFeed::new();
+    let sink = {
+        let feed = feed.clone();
+        Arc::new(move |event: UiEvent| {
+            log_event(&event);
+            feed.send(event);
+        })
+    };
+    let inbox = Arc::new(
+        Inbox::start(
+            &spool,
+            &db,
+            locations::trust(location),
+            &locations::policy_path(location)?,
+            Box::new(Fanout(notifiers)),
+            sink,
+        )
+        .map_err(|e| anyhow::anyhow!(e.message))?,
+    );
+    let source = {
+        let inbox = Arc::clone(&inbox);
+        Arc::new(move || Arc::clone(&inbox))
+    };
+    let server = listening.serve(source, feed)?;
+    eprintln!(
+        "serving {} (db {}) at {}",
+        spool.display(),
+        db.display(),
+        server.url()
+    );
+    eprintln!(
+        "{}",
+        who_can_reach(server.listen(), server.fingerprint().is_some())
+    );
+    if let Some(fingerprint) = server.fingerprint() {
+        eprintln!("certificate fingerprint (SHA-256): {fingerprint}");
+    }
+    let link = server.pairing_link()?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "open: {link}")?;
+    stdout.flush()?;
+    drop(stdout);
+    eprintln!("open the link on the device to pair (once, within 10 minutes); `answer-inbox devices pair` makes another");
+
+    let _ = shutdown.recv();
+    server.stop();
+    drop(inbox);
+    eprintln!("stopped");
+    Ok(0)
+}
+
+/// The names the certificate is made for: localhost, this machine's name, the listen
+/// address when it is a specific one, and the names given with --host.
+fn certificate_names(args: &ServeArgs) -> Vec<String> {
+    let mut names = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
+    let host = gethostname();
+    if !host.is_empty() {
+        names.push(format!("{host}.local"));
+        names.push(host);
+    }
+    if !args.listen.ip().is_unspecified() {
+        names.push(args.listen.ip().to_string());
+    } else if let Ok(ip) = outbound_ip() {
+        names.push(ip);
+    }
+    names.extend(args.hosts.iter().cloned());
+    names
+}
+
+fn gethostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The address this machine reaches the network by (nothing is sent).
+fn outbound_ip() -> std::io::Result<String> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0")?;
+    socket.connect("192.0.2.1:9")?;
+    Ok(socket.local_addr()?.ip().to_string())
+}
+
+/// The token for a protected ntfy topic: the file given, or ANSWER_INBOX_NTFY_TOKEN.
+fn ntfy_token(args: &ServeArgs) -> Result<Option<String>> {
+    if let Some(file) = &args.ntfy_token_file {
+        let token = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the ntfy token file {}", file.display()))?;
+        return Ok(Some(token.trim().to_owned()));
+    }
+    Ok(std::env::var("ANSWER_INBOX_NTFY_TOKEN")
+        .ok()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty()))
+}
+
+/// Says plainly who can open the page.
+fn who_can_reach(listen: SocketAddr, tls: bool) -> String {
+    let ip = listen.ip();
+    let how = if tls { "HTTPS" } else { "plain HTTP" };
+    if ip.is_loopback() {
+        format!(
+            "reachable from this machine only ({how} on {listen}); from elsewhere use an SSH \
+             tunnel or a reverse proxy (docs/WEB.md)"
+        )
+    } else if ip.is_unspecified() {
+        format!(
+            "reachable by anyone on every network this machine is on ({how} on port {}); only \
+             paired devices can see or answer anything",
+            listen.port()
+        )
+    } else {
+        format!(
+            "reachable by anyone who can reach {ip} ({how} on port {}); only paired devices can \
+             see or answer anything",
+            listen.port()
+        )
+    }
+}
+
+/// One line per change on standard output, flushed at once (a log, a test reads it).
+fn log_event(event: &UiEvent) {
+    let line = match event {
+        UiEvent::Changed { pending } => format!("changed: {pending} pending"),
+        UiEvent::Settled {
+            id,
+            status,
+            answered_by,
+        } => format!("settled {id}: {status} by {answered_by}"),
+        UiEvent::Cancelled { id } => format!("cancelled {id}"),
+        UiEvent::Error { message } => format!("error: {message}"),
+        UiEvent::Policy { trouble: Some(t) } => format!("policy trouble: {t}"),
+        UiEvent::Policy { trouble: None } => "policy in force".to_owned(),
+        UiEvent::Focus { .. } => return,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
