@@ -32,6 +32,10 @@ fn main() {
         "get_settings",
         "save_settings",
         "open_link",
+        "get_remote_access",
+        "pair_device",
+        "rename_device",
+        "revoke_device",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

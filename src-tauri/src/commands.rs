@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use inbox_desk::{
-    AlikeAnswerView, AlikeMemberView, AlikeTarget, Desk, HistoryView, IpcError, PolicyProblemView,
-    PolicyView, ProblemView, RequestView, RowView, Settings, SnoozeView, SpoolProblemView,
-    StatusView, SubmitResult,
+    AlikeAnswerView, AlikeMemberView, AlikeTarget, Desk, HistoryView, IpcError, PairingView,
+    PolicyProblemView, PolicyView, ProblemView, RemoteView, RequestView, RowView, Settings,
+    SnoozeView, SpoolProblemView, StatusView, SubmitResult,
 };
+use inbox_web::Remote;
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State};
 use tauri_plugin_opener::OpenerExt;
@@ -151,9 +152,43 @@ pub async fn get_settings(desk: State<'_, Arc<Desk>>) -> Answer<Settings> {
     Ok(desk.settings())
 }
 
+/// Saves the settings, then starts, restarts or stops answering from other devices as
+/// they say.
 #[tauri::command]
-pub async fn save_settings(desk: State<'_, Arc<Desk>>, settings: Settings) -> Answer<Settings> {
-    desk.save_settings(settings)
+pub async fn save_settings(
+    desk: State<'_, Arc<Desk>>,
+    remote: State<'_, Arc<Remote>>,
+    settings: Settings,
+) -> Answer<Settings> {
+    let saved = desk.save_settings(settings)?;
+    remote.apply(&saved.remote);
+    Ok(saved)
+}
+
+/// Whether the server for other devices runs, where, and the paired devices.
+#[tauri::command]
+pub async fn get_remote_access(remote: State<'_, Arc<Remote>>) -> Answer<RemoteView> {
+    Ok(remote.view())
+}
+
+/// A pairing link (and its QR code) for one more device.
+#[tauri::command]
+pub async fn pair_device(remote: State<'_, Arc<Remote>>) -> Answer<PairingView> {
+    remote.pair()
+}
+
+#[tauri::command]
+pub async fn rename_device(
+    remote: State<'_, Arc<Remote>>,
+    id: String,
+    name: String,
+) -> Answer<RemoteView> {
+    remote.rename_device(&id, &name)
+}
+
+#[tauri::command]
+pub async fn revoke_device(remote: State<'_, Arc<Remote>>, id: String) -> Answer<RemoteView> {
+    remote.revoke_device(&id)
 }
 
 #[tauri::command]

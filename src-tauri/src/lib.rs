@@ -8,6 +8,7 @@ mod tray;
 use std::sync::Arc;
 
 use inbox_desk::{Desk, DeskConfig, ShellHooks, UiEvent};
+use inbox_web::{EventFeed, Remote};
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
 const MAIN: &str = "main";
@@ -49,6 +50,10 @@ pub fn run() {
             commands::get_settings,
             commands::save_settings,
             commands::open_link,
+            commands::get_remote_access,
+            commands::pair_device,
+            commands::rename_device,
+            commands::revoke_device,
         ])
         .setup(|app| {
             if let Err(message) = setup(app.handle()) {
@@ -82,21 +87,45 @@ pub fn run() {
 fn setup(app: &AppHandle) -> Result<(), String> {
     let emit_handle = app.clone();
     let show_handle = app.clone();
+    // Pages open on other devices hear what the window hears.
+    let feed = EventFeed::new();
+    let web_feed = feed.clone();
     let hooks = ShellHooks {
         emit: Arc::new(move |event: UiEvent| {
             if let UiEvent::Changed { pending } = &event {
                 update_tray(&emit_handle, *pending);
             }
             let _ = emit_handle.emit("inbox", &event);
+            web_feed.send(event);
         }),
         show_window: Arc::new(move || show_main_window(&show_handle)),
+        also_notify: Default::default(),
     };
+    let pushes = hooks.also_notify.clone();
     let config = DeskConfig::from_env("Answer Inbox").map_err(|e| e.message)?;
     let desk = Desk::start(config, hooks).map_err(|e| e.message)?;
     for warning in &desk.warnings {
         tracing::warn!("{warning}");
     }
     app.manage(Arc::clone(&desk));
+
+    // Answering from other devices: the same server as `answer-inbox serve`, over the
+    // desk's inbox (whichever spool it has now), as the Settings say.
+    let inbox_of = Arc::clone(&desk);
+    let state_dir = desk
+        .inbox()
+        .db_path()
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let remote = Arc::new(Remote::new(
+        Arc::new(move || inbox_of.inbox()),
+        feed,
+        pushes,
+        state_dir,
+    ));
+    remote.apply(&desk.settings().remote);
+    app.manage(remote);
 
     WebviewWindowBuilder::new(app, MAIN, WebviewUrl::App("index.html".into()))
         .title("Answer Inbox")

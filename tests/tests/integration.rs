@@ -19,3 +19,5 @@ mod policy;
 mod race;
 mod spool_safety;
 mod team;
+mod web;
+mod web_api;

@@ -18,6 +18,8 @@
 //! inbox-bench desktop-notify [N=30]
 //! inbox-bench desktop-visible [N=10000]           (issue 11: placed → row in the window)
 //! inbox-bench desktop-memory-breakdown [N=10000]  (issue 11: PSS by process and mapping)
+//! inbox-bench web-live [N=200]          (issue 14: placed → visible on an open web page)
+//! inbox-bench web-idle-pages [N=50]     (issue 14: the server's memory per idle page)
 //! ```
 //!
 //! Results go to stdout as markdown; progress goes to stderr. Build with `--release`.
@@ -34,13 +36,15 @@ mod roundtrip;
 mod startup;
 mod stats;
 mod team;
+mod web;
 
 use std::process::{Command, ExitCode};
 
 const USAGE: &str =
     "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all
                     | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]
-                    | autonomous-burst [N] | desktop-visible [N] | desktop-memory-breakdown [N]>
+                    | autonomous-burst [N] | desktop-visible [N] | desktop-memory-breakdown [N]
+                    | web-live [N] | web-idle-pages [N]>
 
   ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
   burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
@@ -71,7 +75,12 @@ const USAGE: &str =
                            ingest latency
   desktop-memory-breakdown [N=10000]
                            the app's PSS with N pending by process and by mapping, and under
-                           variants of its environment (MALLOC_ARENA_MAX, WebKit compositing)";
+                           variants of its environment (MALLOC_ARENA_MAX, WebKit compositing)
+
+  The web page (`answer-inbox serve`, answer-inbox built next to this binary):
+  web-live [N=200]         request placed → `changed` on an open page's event stream, and → the
+                           page's `list_pending` holding it, next to the engine's ingest
+  web-idle-pages [N=50]    the server's VmRSS with 0, N and 2N idle pages (event streams) open";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -128,6 +137,8 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "desktop-notify" => desktop::run_notify,
         "desktop-visible" => desktop::run_visible,
         "desktop-memory-breakdown" => desktop::run_breakdown,
+        "web-live" => web::run_live,
+        "web-idle-pages" => web::run_idle,
         "all" if size.is_none() => {
             return all(args);
         }
@@ -148,6 +159,8 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         | "desktop-visible"
         | "desktop-memory-breakdown" => desktop::DEFAULT_N,
         "desktop-notify" => desktop::DEFAULT_NOTIFY_N,
+        "web-live" => web::DEFAULT_LIVE_N,
+        "web-idle-pages" => web::DEFAULT_IDLE_N,
         _ => roundtrip::DEFAULT_N,
     };
     fixtures::check_fixtures()?;

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 use inbox_engine::locations;
+use inbox_engine::notifier::{Fanout, NotifierSlot};
 use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
@@ -82,6 +83,9 @@ impl DeskConfig {
 pub struct ShellHooks {
     pub emit: Arc<dyn Fn(UiEvent) + Send + Sync>,
     pub show_window: Arc<dyn Fn() + Send + Sync>,
+    /// Told of new requests besides the desktop's bubbles (pushes to a phone); empty
+    /// until the shell puts a notifier in it.
+    pub also_notify: NotifierSlot,
 }
 
 pub struct Desk {
@@ -355,6 +359,10 @@ fn start_inbox(
             }
         }),
     );
+    let notifier = Fanout(vec![
+        Box::new(notifier),
+        Box::new(hooks.also_notify.clone()),
+    ]);
     Inbox::start(
         spool,
         &db,

@@ -23,6 +23,7 @@ impl Settings {
             notifications: true,
             do_not_disturb: false,
             team: None,
+            remote: crate::views::RemoteSettings::default(),
         }
     }
 
@@ -30,6 +31,9 @@ impl Settings {
     /// spaces around them, and an empty team meaning a private spool.
     pub fn tidied(mut self) -> Settings {
         self.spool_dir = self.spool_dir.trim().to_owned();
+        self.remote.listen = self.remote.listen.trim().to_owned();
+        self.remote.ntfy_topic = self.remote.ntfy_topic.trim().to_owned();
+        self.remote.ntfy_token = self.remote.ntfy_token.trim().to_owned();
         self.team = self
             .team
             .map(|team| team.trim().to_owned())
@@ -102,7 +106,19 @@ pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), IpcError> {
     }
     let json = serde_json::to_vec_pretty(settings).expect("settings serialise");
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, json).map_err(storage)?;
+    // Private: the file may hold an ntfy access token.
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(storage)?;
+        file.write_all(&json).map_err(storage)?;
+    }
     std::fs::rename(&tmp, path).map_err(storage)
 }
 
@@ -120,6 +136,18 @@ pub fn check_settings(settings: &Settings) -> Result<(), IpcError> {
     }
     if let Some(team) = &settings.team {
         check_group_name(team)?;
+    }
+    if settings
+        .remote
+        .listen
+        .parse::<std::net::SocketAddr>()
+        .is_err()
+    {
+        return Err(IpcError::bad_input(format!(
+            "the address to answer from other devices on must be ADDR:PORT (0.0.0.0:8765, \
+             127.0.0.1:8765), not \"{}\"",
+            inbox_protocol::text::one_line(&settings.remote.listen)
+        )));
     }
     Ok(())
 }
@@ -175,6 +203,32 @@ mod tests {
             std::fs::read(dir.path().join("settings.json.unreadable")).unwrap(),
             b"{ not json"
         );
+    }
+
+    #[test]
+    fn remote_access_is_off_in_older_files_the_file_is_private_and_a_bad_address_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            br#"{"spool_dir": "/srv/spool", "notifications": true, "do_not_disturb": false}"#,
+        )
+        .unwrap();
+        let (settings, warning) = load_settings(&path, Settings::with_spool(Path::new("/x")));
+        assert_eq!(warning, None);
+        assert!(!settings.remote.enabled);
+
+        let mut on = settings.clone();
+        on.remote.enabled = true;
+        on.remote.ntfy_token = "tk_secret".into();
+        save_settings(&path, &on).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the file may hold an ntfy token");
+
+        on.remote.listen = "everywhere".into();
+        let error = save_settings(&path, &on).unwrap_err();
+        assert!(error.message.contains("ADDR:PORT"), "{}", error.message);
     }
 
     #[test]

@@ -349,6 +349,75 @@ pub struct Settings {
     /// from accounts outside the group refused). None (or absent) keeps the spool private.
     #[serde(default)]
     pub team: Option<String>,
+    /// Answering from other devices (the app's own `answer-inbox serve`) and pushes to a
+    /// phone. Absent in older files: off.
+    #[serde(default)]
+    pub remote: RemoteSettings,
+}
+
+/// "Answer from other devices": off by default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct RemoteSettings {
+    pub enabled: bool,
+    /// Where the server listens, `ADDR:PORT`; anything but loopback is served with TLS.
+    pub listen: String,
+    /// An ntfy topic URL to push new requests to; empty for none.
+    pub ntfy_topic: String,
+    /// The access token for a protected ntfy topic; empty for none.
+    pub ntfy_token: String,
+    /// Push titles only: no source and no question text leave the machine.
+    pub ntfy_titles_only: bool,
+}
+
+impl Default for RemoteSettings {
+    fn default() -> Self {
+        RemoteSettings {
+            enabled: false,
+            listen: "0.0.0.0:8765".to_owned(),
+            ntfy_topic: String::new(),
+            ntfy_token: String::new(),
+            ntfy_titles_only: false,
+        }
+    }
+}
+
+/// The state of answering from other devices, for the Settings view.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RemoteView {
+    /// Whether the server is running now.
+    pub running: bool,
+    /// The address devices open, while running.
+    pub url: Option<String>,
+    /// Who can reach it, in words.
+    pub reach: Option<String>,
+    /// The TLS certificate's SHA-256 fingerprint, as browsers show it.
+    pub fingerprint: Option<String>,
+    /// Why it is not running although switched on (a port in use, a bad ntfy topic).
+    pub problem: Option<String>,
+    /// Where pushes go (the ntfy server and topic), when set.
+    pub ntfy: Option<String>,
+    pub devices: Vec<DeviceView>,
+}
+
+/// A paired device; never its token.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DeviceView {
+    pub id: String,
+    pub name: String,
+    pub paired_at: String,
+    pub last_seen_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+/// A new pairing link for one more device, and the same link as a QR code.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PairingView {
+    pub link: String,
+    /// SVG markup made by the app from the link (no request content).
+    pub qr_svg: String,
+    /// When the code in the link stops working.
+    pub expires_at: String,
 }
 
 /// The state of the app shown in the header and the tray.

@@ -18,6 +18,8 @@ fn generate(into: &Path) {
     UiEvent::export_all_to(into).unwrap();
     IpcError::export_all_to(into).unwrap();
     SnoozeView::export_all_to(into).unwrap();
+    RemoteView::export_all_to(into).unwrap();
+    PairingView::export_all_to(into).unwrap();
     AlikeMemberView::export_all_to(into).unwrap();
     AlikeTarget::export_all_to(into).unwrap();
     AlikeAnswerView::export_all_to(into).unwrap();

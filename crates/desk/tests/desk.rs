@@ -51,6 +51,7 @@ fn start_with(prepare: impl FnOnce(&DeskConfig)) -> Fixture {
             let shown = Arc::clone(&shown);
             Arc::new(move || *shown.lock().unwrap() += 1)
         },
+        also_notify: Default::default(),
     };
     let desk = Desk::start(config.clone(), hooks).unwrap();
     Fixture {

@@ -131,6 +131,30 @@ impl Notifier for Silent {
     fn announce(&self, _fresh: Vec<Announcement>) {}
 }
 
+/// A notifier that can be put in, swapped or taken out while the loop runs: the desktop
+/// app's pushes to a phone follow its settings without restarting the inbox.
+#[derive(Clone, Default)]
+pub struct NotifierSlot(std::sync::Arc<std::sync::Mutex<Option<Box<dyn Notifier>>>>);
+
+impl NotifierSlot {
+    pub fn set(&self, notifier: Option<Box<dyn Notifier>>) {
+        // The old one is dropped outside the lock: its thread may take a moment to end.
+        let old = std::mem::replace(
+            &mut *self.0.lock().unwrap_or_else(|p| p.into_inner()),
+            notifier,
+        );
+        drop(old);
+    }
+}
+
+impl Notifier for NotifierSlot {
+    fn announce(&self, fresh: Vec<Announcement>) {
+        if let Some(notifier) = self.0.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            notifier.announce(fresh);
+        }
+    }
+}
+
 /// Tells several notifiers the same news: desktop bubbles and pushes to a phone, each with
 /// its own thread and coalescing.
 pub struct Fanout(pub Vec<Box<dyn Notifier>>);

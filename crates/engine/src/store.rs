@@ -584,11 +584,19 @@ impl Store {
             ])?;
         // "rejected" was logged with the errors at ingest; the rest are logged here with who.
         if outcome.status != OutcomeStatus::Rejected {
-            let detail = serde_json::json!({
+            let mut detail = serde_json::json!({
                 "answered_by": outcome.answered_by,
                 "instance": outcome.instance,
                 "reason": outcome.reason,
             });
+            // Where, when the outcome says: the log names the paired device an answer came
+            // from, so a stolen phone's answers can be found.
+            if let Some(surface) = outcome.surface {
+                detail["surface"] = surface.as_str().into();
+            }
+            if let Some(device) = &outcome.device {
+                detail["device"] = device.as_str().into();
+            }
             self.log(Some(&outcome.id), outcome.status.as_str(), &detail, now)?;
         }
         Ok(true)

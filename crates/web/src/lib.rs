@@ -12,6 +12,7 @@
 //! - [`tls`]: the self-signed certificate made on first start, and its fingerprint.
 //! - [`ntfy`]: publishing new requests to an ntfy topic, with one-time answer actions.
 //! - [`qr`]: the pairing link as a QR code for the desktop's Settings.
+//! - [`remote`]: the desktop app's "Answer from other devices": the server as Settings say.
 
 pub mod api;
 pub mod assets;
@@ -21,9 +22,11 @@ pub mod events;
 pub mod guard;
 pub mod ntfy;
 pub mod qr;
+pub mod remote;
 pub mod server;
 pub mod tls;
 
 pub use devices::{Device, DeviceError, DeviceStore};
 pub use events::EventFeed;
+pub use remote::Remote;
 pub use server::{new_pairing_link, InboxSource, Listening, ServeError, ServeOptions, WebServer};

@@ -260,6 +260,11 @@ impl WebServer {
         self.listen
     }
 
+    /// Who can open the page, in words.
+    pub fn who_can_reach(&self) -> String {
+        who_can_reach(self.listen, self.fingerprint.is_some())
+    }
+
     /// The certificate's SHA-256 fingerprint, when serving TLS.
     pub fn fingerprint(&self) -> Option<&str> {
         self.fingerprint.as_deref()
@@ -434,4 +439,50 @@ async fn check_host(
     };
     assets::security_headers(response.headers_mut());
     response
+}
+
+/// The names a new certificate is made for: localhost, this machine's name (and its
+/// `.local` name), the listen address when it is a specific one or else the address this
+/// machine reaches the network by, and the names given with `--host`.
+pub fn certificate_names(listen: SocketAddr, hosts: &[String]) -> Vec<String> {
+    let mut names = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    if !host.is_empty() {
+        names.push(format!("{host}.local"));
+        names.push(host);
+    }
+    if !listen.ip().is_unspecified() {
+        names.push(listen.ip().to_string());
+    } else if let Some(ip) = reachable(listen)
+        .rsplit_once(':')
+        .map(|(ip, _)| ip.to_owned())
+    {
+        names.push(ip);
+    }
+    names.extend(hosts.iter().cloned());
+    names
+}
+
+/// Says plainly who can open the page.
+pub fn who_can_reach(listen: SocketAddr, tls: bool) -> String {
+    let ip = listen.ip();
+    let how = if tls { "HTTPS" } else { "plain HTTP" };
+    if ip.is_loopback() {
+        format!(
+            "reachable from this machine only ({how} on {listen}); from elsewhere use an SSH \
+             tunnel or a reverse proxy (docs/WEB.md)"
+        )
+    } else if ip.is_unspecified() {
+        format!(
+            "reachable by anyone on every network this machine is on ({how} on port {}); only \
+             paired devices can see or answer anything",
+            listen.port()
+        )
+    } else {
+        format!(
+            "reachable by anyone who can reach {ip} ({how} on port {}); only paired devices can \
+             see or answer anything",
+            listen.port()
+        )
+    }
 }

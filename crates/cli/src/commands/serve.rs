@@ -4,7 +4,6 @@
 //! the pairing link for a first device.
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -33,7 +32,10 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
         let dir = db
             .parent()
             .context("the database path has no directory for the certificate")?;
-        Some(inbox_web::tls::load_or_make(dir, &certificate_names(args))?)
+        Some(inbox_web::tls::load_or_make(
+            dir,
+            &inbox_web::server::certificate_names(args.listen, &args.hosts),
+        )?)
     } else {
         None
     };
@@ -97,10 +99,7 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
         db.display(),
         server.url()
     );
-    eprintln!(
-        "{}",
-        who_can_reach(server.listen(), server.fingerprint().is_some())
-    );
+    eprintln!("{}", server.who_can_reach());
     if let Some(fingerprint) = server.fingerprint() {
         eprintln!("certificate fingerprint (SHA-256): {fingerprint}");
     }
@@ -118,37 +117,6 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
     Ok(0)
 }
 
-/// The names the certificate is made for: localhost, this machine's name, the listen
-/// address when it is a specific one, and the names given with --host.
-fn certificate_names(args: &ServeArgs) -> Vec<String> {
-    let mut names = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
-    let host = gethostname();
-    if !host.is_empty() {
-        names.push(format!("{host}.local"));
-        names.push(host);
-    }
-    if !args.listen.ip().is_unspecified() {
-        names.push(args.listen.ip().to_string());
-    } else if let Ok(ip) = outbound_ip() {
-        names.push(ip);
-    }
-    names.extend(args.hosts.iter().cloned());
-    names
-}
-
-fn gethostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_owned())
-        .unwrap_or_default()
-}
-
-/// The address this machine reaches the network by (nothing is sent).
-fn outbound_ip() -> std::io::Result<String> {
-    let socket = std::net::UdpSocket::bind("0.0.0.0:0")?;
-    socket.connect("192.0.2.1:9")?;
-    Ok(socket.local_addr()?.ip().to_string())
-}
-
 /// The token for a protected ntfy topic: the file given, or ANSWER_INBOX_NTFY_TOKEN.
 fn ntfy_token(args: &ServeArgs) -> Result<Option<String>> {
     if let Some(file) = &args.ntfy_token_file {
@@ -160,30 +128,6 @@ fn ntfy_token(args: &ServeArgs) -> Result<Option<String>> {
         .ok()
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty()))
-}
-
-/// Says plainly who can open the page.
-fn who_can_reach(listen: SocketAddr, tls: bool) -> String {
-    let ip = listen.ip();
-    let how = if tls { "HTTPS" } else { "plain HTTP" };
-    if ip.is_loopback() {
-        format!(
-            "reachable from this machine only ({how} on {listen}); from elsewhere use an SSH \
-             tunnel or a reverse proxy (docs/WEB.md)"
-        )
-    } else if ip.is_unspecified() {
-        format!(
-            "reachable by anyone on every network this machine is on ({how} on port {}); only \
-             paired devices can see or answer anything",
-            listen.port()
-        )
-    } else {
-        format!(
-            "reachable by anyone who can reach {ip} ({how} on port {}); only paired devices can \
-             see or answer anything",
-            listen.port()
-        )
-    }
 }
 
 /// One line per change on standard output, flushed at once (a log, a test reads it).
