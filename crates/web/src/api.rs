@@ -216,7 +216,9 @@ pub(crate) async fn events(
     let devices = Arc::clone(&shared.devices);
     let still_valid = move || matches!(devices.authenticate(&token, Utc::now()), Ok(Some(_)));
     tracing::debug!("events for {}", auth.device.name);
-    crate::events::stream(shared.feed.subscribe(), still_valid).into_response()
+    let inbox = Arc::clone(&shared.inbox);
+    let pending = move || inbox().pending_count().unwrap_or(0);
+    crate::events::stream(shared.feed.subscribe(), still_valid, pending).into_response()
 }
 
 /// A one-time answer link (an ntfy `http` action): answers its request once, with the

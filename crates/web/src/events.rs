@@ -60,37 +60,47 @@ impl EventFeed {
 }
 
 /// One page's stream: its events as `event: inbox` with the JSON as data, until `still_valid`
-/// says the device is gone or the feed ends.
+/// says the device is gone or the feed ends. `pending` counts the pending requests, for the
+/// one `changed` a page that fell behind gets.
 pub(crate) fn stream(
     events: broadcast::Receiver<UiEvent>,
     still_valid: impl Fn() -> bool + Send + 'static,
+    pending: impl Fn() -> u32 + Send + 'static,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    // The device is checked again when the stream has been idle for KEEP_ALIVE, and before
+    // an event once KEEP_ALIVE has passed since the last check, so a revoked device loses
+    // its stream within that time however busy the inbox is.
+    let checked = std::time::Instant::now();
     let stream = futures_util::stream::unfold(
-        (events, still_valid),
-        move |(mut events, still_valid)| async move {
-            loop {
+        (events, still_valid, pending, checked),
+        move |(mut events, still_valid, pending, mut checked)| async move {
+            let event = loop {
                 let event = tokio::select! {
                     received = events.recv() => match received {
-                        Ok(event) => event,
+                        Ok(event) => Some(event),
                         // Fell behind: one refresh stands for everything missed.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            UiEvent::Changed { pending: 0 }
+                            Some(UiEvent::Changed { pending: pending() })
                         }
                         Err(broadcast::error::RecvError::Closed) => return None,
                     },
-                    () = tokio::time::sleep(KEEP_ALIVE) => {
-                        if still_valid() {
-                            continue;
-                        }
+                    () = tokio::time::sleep(KEEP_ALIVE) => None,
+                };
+                if checked.elapsed() >= KEEP_ALIVE {
+                    if !still_valid() {
                         return None;
                     }
-                };
-                let data = Event::default()
-                    .event("inbox")
-                    .json_data(&event)
-                    .unwrap_or_else(|_| Event::default().event("inbox").data("{}"));
-                return Some((Ok(data), (events, still_valid)));
-            }
+                    checked = std::time::Instant::now();
+                }
+                if let Some(event) = event {
+                    break event;
+                }
+            };
+            let data = Event::default()
+                .event("inbox")
+                .json_data(&event)
+                .unwrap_or_else(|_| Event::default().event("inbox").data("{}"));
+            Some((Ok(data), (events, still_valid, pending, checked)))
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
