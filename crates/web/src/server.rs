@@ -423,8 +423,14 @@ async fn check_host(
     next: Next,
 ) -> Response {
     let host = crate::guard::host_header(request.headers()).unwrap_or("");
+    let api = request.uri().path().starts_with("/api/");
     let mut response = if shared.hosts.allows(host) {
-        next.run(request).await
+        let response = next.run(request).await;
+        if api {
+            as_json_error(response)
+        } else {
+            response
+        }
     } else {
         tracing::warn!(
             "refused a request from {peer} for host {:?}",
@@ -485,4 +491,36 @@ pub fn who_can_reach(listen: SocketAddr, tls: bool) -> String {
             listen.port()
         )
     }
+}
+
+/// The framework's own refusals (a wrong method, a body over the limit, a malformed path)
+/// come as plain text; the API answers every error as `{code, message}`.
+fn as_json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let message = match status {
+        StatusCode::METHOD_NOT_ALLOWED => "this API route does not take that method".to_owned(),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            format!("the request body is over {} KiB", BODY_LIMIT / 1024)
+        }
+        StatusCode::NOT_FOUND => "no such API route".to_owned(),
+        other => format!(
+            "the request was refused: {}",
+            other.canonical_reason().unwrap_or("error")
+        ),
+    };
+    let code = if status == StatusCode::NOT_FOUND {
+        inbox_desk::ErrorCode::NotFound
+    } else if status.is_server_error() {
+        inbox_desk::ErrorCode::Storage
+    } else {
+        inbox_desk::ErrorCode::BadInput
+    };
+    HttpError::new(status, code, message).into_response()
 }
