@@ -182,12 +182,14 @@ pub enum DevicesCommand {
     /// Give a device another name (answers from it are recorded under its name).
     Rename {
         /// The device's id, as `devices` lists it.
+        #[arg(allow_hyphen_values = true)]
         id: String,
         name: String,
     },
     /// Revoke a device: its browser can do nothing more, at once, even with its page open.
     Revoke {
         /// The device's id, as `devices` lists it.
+        #[arg(allow_hyphen_values = true)]
         id: String,
     },
 }

@@ -167,13 +167,17 @@ fn new_secret() -> Result<String, DeviceError> {
 }
 
 fn random_text<const N: usize>() -> Result<String, DeviceError> {
+    Ok(URL_SAFE_NO_PAD.encode(random_bytes::<N>()?))
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], DeviceError> {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).map_err(|error| {
         DeviceError::Storage(format!(
             "the operating system gave no random bytes for a new secret: {error}"
         ))
     })?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
+    Ok(bytes)
 }
 
 /// What is stored in place of a token or code.
@@ -357,7 +361,11 @@ impl DeviceStore {
         let csrf = new_secret()?;
         // Short, for URLs and the device list; 48 random bits are plenty among the handful of
         // devices one operator pairs, and a clash would fail the insert, not merge devices.
-        let id = random_text::<6>()?;
+        // Hex, so an id never starts with `-` and reads as an option on a command line.
+        let id = random_bytes::<6>()?
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>();
         tx.execute(
             "INSERT INTO devices (id, name, token_hash, csrf, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![id, name, secret_hash(&token), csrf, ms(now)],
