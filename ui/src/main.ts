@@ -1,9 +1,9 @@
 import { mount } from 'svelte';
 
 import './app.css';
-import App from './App.svelte';
+import Root from './Root.svelte';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
-export default mount(App, { target });
+export default mount(Root, { target });

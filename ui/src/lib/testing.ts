@@ -71,6 +71,8 @@ export function outcome(overrides: Partial<OutcomeView> = {}): OutcomeView {
     answered_by: 'operator:dana',
     answered_at: '2026-12-03T09:14:05.000Z',
     instance: 'ops-laptop/01J',
+    surface: null,
+    device: null,
     answers: [],
     reason: null,
     errors: [],

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
+import { outcome } from './testing';
 import {
   notificationLabel,
+  pairingErrorText,
   refusalText,
   sentence,
   trustLabel,
@@ -10,6 +12,8 @@ import {
   sourceText,
   statusLabel,
   toIpcError,
+  viaText,
+  whoWon,
 } from './words';
 
 describe('settler', () => {
@@ -29,6 +33,99 @@ describe('settledElsewhere', () => {
 
   it('does not say a policy acted elsewhere', () => {
     expect(settledElsewhere('expired', 'policy:expiry')).toBe('Expired by policy:expiry while it was open here');
+    expect(settledElsewhere('expired', 'policy:expiry', { surface: 'policy' })).toBe(
+      'Expired by policy:expiry while it was open here',
+    );
+  });
+
+  it('says where, when that is known', () => {
+    expect(settledElsewhere('answered', 'operator:dana', { surface: 'web', device: 'Phone' })).toBe(
+      'Answered by operator:dana from Phone (web)',
+    );
+    expect(settledElsewhere('declined', 'operator:dana', { surface: 'cli', device: null })).toBe(
+      'Declined by operator:dana on the command line',
+    );
+    expect(settledElsewhere('answered', 'operator:dana', { surface: null })).toBe('Answered by operator:dana elsewhere');
+  });
+});
+
+describe('viaText', () => {
+  it('names each surface', () => {
+    expect(viaText({ surface: 'window', device: null })).toBe('in the window');
+    expect(viaText({ surface: 'bubble', device: null })).toBe('from a desktop notification');
+    expect(viaText({ surface: 'cli', device: null })).toBe('on the command line');
+    expect(viaText({ surface: 'push', device: null })).toBe('from a phone notification');
+    expect(viaText({ surface: 'web', device: 'Dana’s phone' })).toBe('from Dana’s phone (web)');
+  });
+
+  it('says "a browser" when a web answer names no device', () => {
+    expect(viaText({ surface: 'web', device: null })).toBe('from a browser');
+    expect(viaText({ surface: 'web', device: '  ' })).toBe('from a browser');
+    expect(viaText({ surface: 'web' })).toBe('from a browser');
+  });
+
+  it('says nothing for a policy or an outcome that does not say', () => {
+    expect(viaText({ surface: 'policy', device: null })).toBeNull();
+    expect(viaText({ surface: null, device: null })).toBeNull();
+    expect(viaText({})).toBeNull();
+  });
+
+  it('passes on a surface it does not know', () => {
+    expect(viaText({ surface: 'watch', device: null })).toBe('through watch');
+  });
+});
+
+describe('whoWon', () => {
+  it('says who answered first and where', () => {
+    expect(whoWon(outcome({ answered_by: 'operator:dana', surface: 'web', device: 'Phone' }))).toBe(
+      'Answered by operator:dana from Phone (web)',
+    );
+    expect(whoWon(outcome({ answered_by: 'operator:dana', surface: 'window' }))).toBe(
+      'Answered by operator:dana in the window',
+    );
+    expect(whoWon(outcome({ status: 'declined', answered_by: 'operator:sam', surface: 'bubble' }))).toBe(
+      'Declined by operator:sam from a desktop notification',
+    );
+  });
+
+  it('names the policy that settled it', () => {
+    expect(whoWon(outcome({ status: 'defaulted', answered_by: 'policy:expiry', surface: 'policy' }))).toBe(
+      'Answered with defaults by policy:expiry',
+    );
+  });
+
+  it('leaves the wording to the caller when the outcome does not say where', () => {
+    expect(whoWon(outcome({ surface: null }))).toBeNull();
+    // An outcome view from before surfaces were recorded has neither field.
+    expect(whoWon({ status: 'answered', answered_by: 'operator:dana' })).toBeNull();
+  });
+});
+
+describe('pairingErrorText', () => {
+  it('says a refused code needs a new link', () => {
+    const text = pairingErrorText({ code: 'pairing_refused', message: 'this pairing code is used or expired', problems: [] });
+    expect(text).toBe(
+      "This pairing code is used or expired. Get a new pairing link from `answer-inbox serve` or the app's Settings.",
+    );
+    expect(pairingErrorText({ code: 'pairing_refused', message: '', problems: [] })).toMatch(/^The pairing code was refused\. /);
+  });
+
+  it("leaves the wait to the server's words", () => {
+    expect(pairingErrorText({ code: 'rate_limited', message: 'too many attempts; try again in 60 s', problems: [] })).toBe(
+      'Too many attempts; try again in 60 s.',
+    );
+    expect(pairingErrorText({ code: 'rate_limited', message: '', problems: [] })).toBe(
+      'Too many attempts. Wait a minute, then try again.',
+    );
+  });
+
+  it('says an unreachable server is one, and any other failure as a failure', () => {
+    expect(pairingErrorText({ code: 'unreachable', message: 'Answer Inbox could not be reached (Failed to fetch)', problems: [] })).toBe(
+      'Answer Inbox could not be reached (Failed to fetch)',
+    );
+    expect(pairingErrorText({ code: 'forbidden', message: 'the page is not on this server', problems: [] })).toBe(
+      'Pairing failed: the page is not on this server.',
+    );
   });
 });
 

@@ -1,8 +1,8 @@
 // Short texts built from the contract's codes: outcome statuses, who settled a request, the
 // notification state. Kept in one place so the header, the lists and the answer view agree.
 
-import type { IpcError } from './bindings/IpcError';
 import type { OutcomeView } from './bindings/OutcomeView';
+import type { IpcError } from './transport/types';
 
 export type Status = OutcomeView['status'];
 
@@ -39,13 +39,63 @@ export function settler(answeredBy: string): Settler {
 
 /**
  * The banner over a request that was settled while it was open here: "Answered by
- * operator:dana elsewhere". A policy did not act "elsewhere", it acted on its own.
+ * operator:dana elsewhere", or where, when that is known ("... from Phone (web)"). A policy
+ * did not act "elsewhere", it acted on its own.
  */
-export function settledElsewhere(status: string, answeredBy: string): string {
+export function settledElsewhere(status: string, answeredBy: string, via: Via = {}): string {
   const verb = statusLabel(status);
-  return settler(answeredBy).kind === 'policy'
-    ? `${verb} by ${answeredBy} while it was open here`
-    : `${verb} by ${answeredBy} elsewhere`;
+  if (settler(answeredBy).kind === 'policy') return `${verb} by ${answeredBy} while it was open here`;
+  const where = viaText(via);
+  return where ? `${verb} by ${answeredBy} ${where}` : `${verb} by ${answeredBy} elsewhere`;
+}
+
+/**
+ * Where an answer was given: OutcomeView's `surface` (`window`, `bubble`, `cli`, `policy`,
+ * `web`, `push`) and, for `web`, the paired device's name. Both are absent or null in
+ * outcomes recorded before surfaces were.
+ */
+export interface Via {
+  surface?: string | null;
+  device?: string | null;
+}
+
+/**
+ * "from Phone (web)", "in the window": where an answer was given, to follow "Answered by
+ * operator:dana". Null when that is not known, and for a policy, which acted by itself
+ * (its name already says so).
+ */
+export function viaText(via: Via): string | null {
+  const device = via.device?.trim() || null;
+  switch (via.surface ?? null) {
+    case null:
+    case 'policy':
+      return null;
+    case 'window':
+      return 'in the window';
+    case 'bubble':
+      return 'from a desktop notification';
+    case 'cli':
+      return 'on the command line';
+    case 'web':
+      return device ? `from ${device} (web)` : 'from a browser';
+    case 'push':
+      return 'from a phone notification';
+    default:
+      return `through ${via.surface}`;
+  }
+}
+
+/**
+ * Who settled a request and where, for an answer that lost the race: "Answered by
+ * operator:dana from Phone (web)". Null when the outcome does not say where (older
+ * outcomes), so the caller keeps its general wording.
+ */
+export function whoWon(outcome: Pick<OutcomeView, 'status' | 'answered_by'> & Via): string | null {
+  const where = viaText(outcome);
+  const verb = statusLabel(outcome.status);
+  if (where) return `${verb} by ${outcome.answered_by} ${where}`;
+  if (outcome.surface === 'policy') return `${verb} by ${outcome.answered_by}`;
+  return null;
 }
 
 const NOTIFICATIONS: Record<string, string> = {
@@ -60,10 +110,11 @@ export function notificationLabel(state: string): string {
 }
 
 /**
- * Anything a command rejected with, as an IpcError. Rust sends IpcError objects; Tauri itself
- * rejects with a plain string when a command or its arguments are unknown, and a missing
- * Tauri runtime throws an Error. Those become `bad_input`: the window asked for something
- * the app could not take.
+ * Anything a command rejected with, as an IpcError. Rust sends IpcError objects (through
+ * Tauri, or as the body of the web server's error replies); Tauri itself rejects with a
+ * plain string when a command or its arguments are unknown, and a missing Tauri runtime
+ * throws an Error. Those become `bad_input`: the window asked for something the app could
+ * not take.
  */
 export function toIpcError(error: unknown): IpcError {
   if (error && typeof error === 'object' && 'code' in error && 'message' in error) {
@@ -122,4 +173,24 @@ export function sourceText(source: {
 }): string {
   const who = [source.app, source.run, source.tool, source.host].filter((part) => !!part).join(' / ');
   return [source.project, who].filter((part) => !!part).join(' · ');
+}
+
+/**
+ * Why pairing this browser failed, and what to do: a code is good once and for a short
+ * while, so a refused one needs a new link; too many tries need a pause.
+ */
+export function pairingErrorText(error: IpcError): string {
+  switch (error.code) {
+    case 'pairing_refused':
+      return `${sentence(error.message) || 'The pairing code was refused.'} Get a new pairing link from \`answer-inbox serve\` or the app's Settings.`;
+    case 'rate_limited':
+      // The server says how long to wait; its words stand.
+      return sentence(error.message) || 'Too many attempts. Wait a minute, then try again.';
+    case 'unreachable':
+      return sentence(error.message);
+    default: {
+      const because = error.message.trim().replace(/[.;\s]+$/, '');
+      return because ? `Pairing failed: ${because}.` : 'Pairing failed.';
+    }
+  }
 }
