@@ -2,6 +2,7 @@
 //! database per test. Processes and desktop sessions come from the `inbox-harness` library
 //! (crates/harness), which the benchmarks share.
 
+pub mod browser;
 pub mod desktop;
 
 use std::path::{Path, PathBuf};
