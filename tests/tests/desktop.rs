@@ -1191,3 +1191,186 @@ async fn alike_requests_are_answered_together_after_listing_each() {
     assert!(tally.contains("3 answered"), "{tally}");
     d.finish().await;
 }
+
+/// Settings → "Answer from other devices": switched on over loopback, the app's own server
+/// runs at an `http://127.0.0.1` address; "Pair a device" shows a one-time link and its QR
+/// code; a browser that pairs with that link through the real server is listed by the name
+/// it gave, and Revoke, once confirmed, marks it revoked and locks it out at once.
+#[tokio::test]
+async fn answering_from_other_devices_is_switched_on_and_a_paired_device_is_listed_and_revoked() {
+    let d = Desktop::start().await;
+    d.nav("Settings").await;
+    d.click("#remote-enabled").await;
+    let listen = d.find("#remote-listen").await;
+    d.clear_field(&listen).await;
+    // Port 0: whichever port is free; the section shows the one it got.
+    listen.send_keys("127.0.0.1:0").await.unwrap();
+    d.click("[data-testid=settings-save]").await;
+
+    let url = desktop::eventually("the server to run", STEP, || async {
+        let status = d.shown("[data-testid=remote-status]", None).await;
+        let status = d.text_of(status.first()?).await;
+        if status.trim() != "Running" {
+            return None;
+        }
+        Some(d.text("[data-testid=remote-url]").await.trim().to_owned())
+    })
+    .await;
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("a plain HTTP loopback address: {url}"));
+    assert_ne!(port, 0, "{url}");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.settings_path()).unwrap()).unwrap();
+    assert_eq!(saved["remote"]["enabled"], true, "{saved:#}");
+    assert_eq!(saved["remote"]["listen"], "127.0.0.1:0", "{saved:#}");
+    let reach = d.text("[data-testid=remote-reach]").await;
+    assert!(reach.contains("this machine only"), "{reach}");
+
+    d.click("#pair-device").await;
+    let link = d.text("#pairing-link").await.trim().to_owned();
+    assert!(
+        link.starts_with(&format!("{url}/")) && link.contains("#pair="),
+        "the link {link} opens {url} with a pairing code"
+    );
+    d.find("#pairing-qr svg").await;
+    let expiry = d.text("[data-testid=pairing-expiry]").await;
+    assert!(expiry.contains("works once, expires in"), "{expiry}");
+
+    // The phone's side: its page POSTs the link's code from the server's own origin.
+    let code = link.split("#pair=").nth(1).unwrap();
+    let code = code.split('&').next().unwrap().to_owned();
+    let origin = url.clone();
+    let (status, cookie, session) =
+        tokio::task::spawn_blocking(move || pair_through_the_server(&origin, &code, "Test phone"))
+            .await
+            .unwrap();
+    assert_eq!(status, 200, "pairing: {session}");
+    assert_eq!(session["device_name"], "Test phone", "{session}");
+    assert!(
+        cookie.starts_with("inbox_device="),
+        "the device cookie: {cookie}"
+    );
+    let device_id = session["device_id"].as_str().unwrap().to_owned();
+
+    // Nothing tells the window that a browser paired: Refresh reads the devices again.
+    d.click("#remote-refresh").await;
+    let row_css = format!("[data-testid=device-row][data-id={}]", css_str(&device_id));
+    let row = d.find(&row_css).await;
+    let name = d.find_in(&row, "[data-testid=device-name]").await;
+    assert_eq!(d.text_of(&name).await.trim(), "Test phone");
+    let when = d
+        .text_of(&d.find_in(&row, "[data-testid=device-when]").await)
+        .await;
+    assert!(when.contains("paired"), "{when}");
+
+    // Renamed in place: Enter saves the name, and does not submit the Settings form around
+    // the field (a save would replace settings.json with a new file).
+    let settings_file =
+        || std::os::unix::fs::MetadataExt::ino(&d.settings_path().metadata().unwrap());
+    let settings_before = settings_file();
+    let rename = d.find_in(&row, "[data-testid=device-rename]").await;
+    d.click_element(&rename).await;
+    let field = d.find_in(&row, "[data-testid=device-rename-input]").await;
+    d.clear_field(&field).await;
+    field
+        .send_keys(&format!(
+            "Work phone{}",
+            char::from(fantoccini::key::Key::Enter)
+        ))
+        .await
+        .unwrap();
+    d.wait_gone("[data-testid=device-rename-input]").await;
+    let row = d.find(&row_css).await;
+    let name = d.find_in(&row, "[data-testid=device-name]").await;
+    assert_eq!(d.text_of(&name).await.trim(), "Work phone");
+    assert_eq!(
+        settings_file(),
+        settings_before,
+        "the settings were not saved again"
+    );
+
+    // A second link for the picture: the QR code with the device paired so far below it.
+    d.click("#pair-device").await;
+    d.find("#pairing-qr svg").await;
+    // The window is short: the server's state, the link and the devices fill it.
+    d.js(
+        "document.querySelector('[data-testid=remote-state]').scrollIntoView({block: 'start'}); \
+          return true",
+    )
+    .await;
+    d.screenshot("remote-settings").await;
+
+    let row = d.find(&row_css).await;
+    let revoke = d.find_in(&row, "[data-testid=device-revoke]").await;
+    d.click_element(&revoke).await;
+    // A confirm step: nothing is revoked by the first press.
+    assert_eq!(
+        session_status(&url, &cookie).await,
+        200,
+        "still paired before the revoke is confirmed"
+    );
+    let confirm = d.find_in(&row, "[data-testid=device-revoke-confirm]").await;
+    d.click_element(&confirm).await;
+    let revoked = d
+        .find(&format!(
+            "{row_css}[data-revoked=true] [data-testid=device-revoked]"
+        ))
+        .await;
+    let revoked = d.text_of(&revoked).await;
+    assert!(revoked.starts_with("revoked"), "{revoked}");
+    d.capture("remote-device-revoked").await;
+    assert_eq!(
+        session_status(&url, &cookie).await,
+        401,
+        "a revoked device is refused at once"
+    );
+    d.finish().await;
+}
+
+/// A client that reads every status as it is: a refusal is what the test checks.
+fn http_agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(STEP))
+        .build()
+        .into()
+}
+
+/// Pairs as the served page does: `POST <origin>/api/pair` from the page's own origin.
+/// Returns the status, the device cookie (`inbox_device=…`) and the JSON body.
+fn pair_through_the_server(origin: &str, code: &str, name: &str) -> (u16, String, Value) {
+    let mut response = http_agent()
+        .post(format!("{origin}/api/pair"))
+        .header("Origin", origin)
+        .send_json(json!({"code": code, "name": name}))
+        .unwrap_or_else(|e| panic!("POST {origin}/api/pair: {e}"));
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .unwrap_or_default()
+        .to_owned();
+    let body = response.body_mut().read_to_string().unwrap();
+    let body = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    (response.status().as_u16(), cookie, body)
+}
+
+/// The status of `GET /api/session` for the device with `cookie`: 200 while it is paired.
+async fn session_status(origin: &str, cookie: &str) -> u16 {
+    let (origin, cookie) = (origin.to_owned(), cookie.to_owned());
+    tokio::task::spawn_blocking(move || {
+        http_agent()
+            .get(format!("{origin}/api/session"))
+            .header("Cookie", &cookie)
+            .call()
+            .unwrap_or_else(|e| panic!("GET {origin}/api/session: {e}"))
+            .status()
+            .as_u16()
+    })
+    .await
+    .unwrap()
+}

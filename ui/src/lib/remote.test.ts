@@ -94,8 +94,8 @@ describe('deviceRow', () => {
     });
   });
 
-  it('says never used for a device that has not been seen since it paired', () => {
-    expect(deviceRow(device(), NOW).lastSeen).toBe('never used');
+  it('says so when a device has not been seen since it paired', () => {
+    expect(deviceRow(device(), NOW).lastSeen).toBe('not seen since it paired');
   });
 
   it('says when a device was revoked', () => {

@@ -39,7 +39,7 @@ export interface DeviceRow {
   name: string;
   /** "paired Dec 3 14:05" */
   paired: string;
-  /** "last seen 3m ago", or "never used" for a device that paired and did nothing since. */
+  /** "last seen 3m ago", or "not seen since it paired". */
   lastSeen: string;
   /** "revoked Dec 3 14:10", null while the device may still answer. */
   revoked: string | null;
@@ -51,7 +51,7 @@ export function deviceRow(device: DeviceView, now: number): DeviceRow {
     id: device.id,
     name: device.name,
     paired: `paired ${formatWhen(parseTime(device.paired_at), now)}`,
-    lastSeen: Number.isFinite(seen) ? `last seen ${formatAge(seen, now)}` : 'never used',
+    lastSeen: Number.isFinite(seen) ? `last seen ${formatAge(seen, now)}` : 'not seen since it paired',
     revoked: device.revoked_at === null ? null : `revoked ${formatWhen(parseTime(device.revoked_at), now)}`,
   };
 }
