@@ -131,6 +131,26 @@ impl Notifier for Silent {
     fn announce(&self, _fresh: Vec<Announcement>) {}
 }
 
+/// Hands new requests to a notifier's own thread through its bounded queue, never waiting: a
+/// stuck daemon or server costs that one bubble or push (said in the log), never a request,
+/// which the inbox itself still has. `what` names what is lost ("bubble", "push").
+pub fn hand_over(
+    queue: &crossbeam_channel::Sender<Vec<Announcement>>,
+    fresh: Vec<Announcement>,
+    what: &str,
+) {
+    if fresh.is_empty() {
+        return;
+    }
+    match queue.try_send(fresh) {
+        Ok(()) | Err(crossbeam_channel::TrySendError::Disconnected(_)) => {}
+        Err(crossbeam_channel::TrySendError::Full(dropped)) => tracing::warn!(
+            "{what} queue full; no {what} for {} new request(s)",
+            dropped.len()
+        ),
+    }
+}
+
 /// A notifier that can be put in, swapped or taken out while the loop runs: the desktop
 /// app's pushes to a phone follow its settings without restarting the inbox.
 #[derive(Clone, Default)]

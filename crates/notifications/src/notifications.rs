@@ -21,7 +21,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use inbox_engine::notifier::{
     compose, Announcement, Coalescer, Delivery, Notifier, Offer, QUIET_WINDOW,
 };
@@ -178,17 +178,7 @@ impl NotificationsBuilder {
 
 impl Notifier for Notifications {
     fn announce(&self, fresh: Vec<Announcement>) {
-        if fresh.is_empty() {
-            return;
-        }
-        match self.queue.try_send(fresh) {
-            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-            // The daemon is stuck; the inbox itself still has every request.
-            Err(TrySendError::Full(dropped)) => tracing::warn!(
-                "notification queue full; no bubble for {} new request(s)",
-                dropped.len()
-            ),
-        }
+        inbox_engine::notifier::hand_over(&self.queue, fresh, "bubble");
     }
 }
 

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use inbox_engine::inbox_policy::Loudness;
 use inbox_engine::notifier::{
     compose, Announcement, Coalescer, Delivery, Notice, Notifier, QUIET_WINDOW,
@@ -496,17 +496,7 @@ fn publishing_agent() -> ureq::Agent {
 
 impl Notifier for NtfyPublisher {
     fn announce(&self, fresh: Vec<Announcement>) {
-        if fresh.is_empty() {
-            return;
-        }
-        match self.queue.try_send(fresh) {
-            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-            // The server is stuck; the inbox itself still has every request.
-            Err(TrySendError::Full(dropped)) => tracing::warn!(
-                "ntfy queue full; no push for {} new request(s)",
-                dropped.len()
-            ),
-        }
+        inbox_engine::notifier::hand_over(&self.queue, fresh, "push");
     }
 }
 
