@@ -12,11 +12,11 @@
 //!
 //! Each probe is a small interactive request, written in the spool's `tmp/` and renamed
 //! into `questions/`; the clock starts just before the rename (`Instant`, the same clock
-//! the reader thread stamps with). Once visible, the probe is settled again by an outcome
-//! file, the benchmark waits for its `settled` event and pauses, so every probe meets an
-//! idle server and the same list. Between probes, the same request is renamed into an
-//! engine loop in this process and timed until `Event::Ingested` (benchmark 1's engine
-//! side), interleaved probe by probe. For the diagnosis, the server's own `changed:` line on
+//! the reader thread stamps with). Once visible, the probe is declined from the page
+//! (`open_request`, `decline_request`), the benchmark waits for its `settled` event and
+//! pauses, so every probe meets an idle server and the same list. Between probes, the same
+//! request is renamed into an engine loop in this process and timed until
+//! `Event::Ingested` (benchmark 1's engine side), interleaved probe by probe. For the diagnosis, the server's own `changed:` line on
 //! its standard output (printed just before the event goes to the pages) is stamped too.
 
 use std::time::{Duration, Instant};
@@ -210,8 +210,8 @@ fn probe_once(
         }
     };
 
-    // The probe leaves the list again: the operator's outcome, as any writer places it.
-    spool.write_outcome(id, &fixtures::answered_outcome(id))?;
+    // The probe leaves the list again: declined from the page, as the operator would.
+    device.decline(id)?;
     loop {
         let event = events
             .recv_deadline(deadline)

@@ -256,24 +256,31 @@ pub struct Device {
 }
 
 impl Device {
-    /// `POST /api/list_pending` as the page sends it; the ids of the rows.
-    pub fn list_pending(&self) -> anyhow::Result<Vec<String>> {
+    /// `POST /api/<command>` with `args`, as the page sends it (cookie, Origin, CSRF
+    /// token); the JSON it returns.
+    pub fn command(&self, command: &str, args: Value) -> anyhow::Result<Value> {
         let mut response = self
             .agent
-            .post(format!("{}/api/list_pending", self.base))
+            .post(format!("{}/api/{command}", self.base))
             .header("Origin", &self.base)
             .header("Cookie", &self.cookie)
             .header("X-Inbox-CSRF", &self.csrf)
-            .send_json(json!({}))
-            .context("POST /api/list_pending")?;
+            .send_json(args)
+            .with_context(|| format!("POST /api/{command}"))?;
         let status = response.status();
         let body: Value = response
             .body_mut()
             .with_config()
             .limit(64 * 1024 * 1024)
             .read_json()
-            .context("the answer to POST /api/list_pending")?;
-        anyhow::ensure!(status == 200, "list_pending failed ({status}): {body}");
+            .with_context(|| format!("the answer to POST /api/{command}"))?;
+        anyhow::ensure!(status == 200, "{command} failed ({status}): {body}");
+        Ok(body)
+    }
+
+    /// `list_pending`: the ids of the rows.
+    pub fn list_pending(&self) -> anyhow::Result<Vec<String>> {
+        let body = self.command("list_pending", json!({}))?;
         let rows = body
             .as_array()
             .with_context(|| format!("list_pending did not return a list: {body}"))?;
@@ -281,6 +288,20 @@ impl Device {
             .iter()
             .filter_map(|row| row["id"].as_str().map(str::to_owned))
             .collect())
+    }
+
+    /// Declines `id` from the page, as the operator would: `open_request` for the version
+    /// shown, then `decline_request` bound to it.
+    pub fn decline(&self, id: &str) -> anyhow::Result<()> {
+        let request = self.command("open_request", json!({ "id": id }))?;
+        let version = request["version"]
+            .as_str()
+            .with_context(|| format!("no version in open_request's answer: {request}"))?;
+        self.command(
+            "decline_request",
+            json!({ "id": id, "reason": "benchmark probe", "version": version }),
+        )?;
+        Ok(())
     }
 
     /// Opens the page's event stream (`GET /api/events`); returns once the server has
@@ -417,20 +438,26 @@ impl SseParser {
     }
 }
 
-/// Memory and threads of a process, from `/proc/PID/status`, in KiB.
+/// Memory (KiB) and threads of a process, from `/proc/PID/status`, and its open file
+/// descriptors (each page's connection is one).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProcessStatus {
     pub rss: u64,
     pub anon: u64,
     pub threads: u64,
+    pub fds: usize,
 }
 
 impl ProcessStatus {
     pub fn read(pid: u32) -> anyhow::Result<ProcessStatus> {
         let text = std::fs::read_to_string(format!("/proc/{pid}/status"))
             .with_context(|| format!("read /proc/{pid}/status"))?;
-        ProcessStatus::parse(&text)
-            .with_context(|| format!("no VmRSS, RssAnon or Threads in /proc/{pid}/status"))
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .with_context(|| format!("list /proc/{pid}/fd"))?
+            .count();
+        let status = ProcessStatus::parse(&text)
+            .with_context(|| format!("no VmRSS, RssAnon or Threads in /proc/{pid}/status"))?;
+        Ok(ProcessStatus { fds, ..status })
     }
 
     fn parse(status: &str) -> Option<ProcessStatus> {
@@ -444,6 +471,7 @@ impl ProcessStatus {
             rss: field("VmRSS")?,
             anon: field("RssAnon")?,
             threads: field("Threads")?,
+            fds: 0,
         })
     }
 }
@@ -519,6 +547,6 @@ mod tests {
     #[test]
     fn this_process_has_a_status() {
         let own = ProcessStatus::read(std::process::id()).unwrap();
-        assert!(own.rss > 0 && own.threads >= 1, "{own:?}");
+        assert!(own.rss > 0 && own.threads >= 1 && own.fds >= 3, "{own:?}");
     }
 }
