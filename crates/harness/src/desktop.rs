@@ -1,11 +1,14 @@
 //! The desktop app's surroundings: home and XDG directories of its own ([`AppDirs`]), and
 //! tauri-driver, which starts the app for a WebDriver session ([`Driver`]). Used by the
-//! end-to-end tests (tests/tests/util/desktop.rs) and by `inbox-bench desktop`.
+//! end-to-end tests (tests/tests/util/desktop.rs) and by `inbox-bench desktop`. Opening a
+//! WebDriver session ([`open_session`]) is shared with the served page's tests, over
+//! chromedriver (tests/tests/util/browser.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::wd::Capabilities;
 use fantoccini::{Client, ClientBuilder};
 use serde_json::json;
 
@@ -90,6 +93,37 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Opens a WebDriver session with `capabilities` at `url`, where a driver (tauri-driver,
+/// chromedriver) is starting, retrying every `every` until `timeout`. `exited` says why the
+/// driver is gone, if it is: then retrying is pointless. The error says why the last attempt
+/// failed.
+pub async fn open_session(
+    url: &str,
+    capabilities: &Capabilities,
+    timeout: Duration,
+    every: Duration,
+    mut exited: impl FnMut() -> Option<String>,
+) -> Result<Client, String> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let attempt = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities.clone())
+            .connect(url)
+            .await;
+        let error = match attempt {
+            Ok(client) => return Ok(client),
+            Err(error) => error,
+        };
+        if let Some(exited) = exited() {
+            return Err(format!("{exited} before a session opened: {error}"));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("no WebDriver session within {timeout:?}: {error}"));
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
 /// tauri-driver in a private session. Dropping it stops tauri-driver with SIGTERM (which
 /// stops WebKitWebDriver; SIGKILL would orphan it), then whatever of its process tree (the
 /// app, WebKit's helpers) is still running.
@@ -161,35 +195,17 @@ impl Driver {
         application: &Path,
         timeout: Duration,
     ) -> Result<Client, String> {
-        let mut capabilities = serde_json::Map::new();
+        let mut capabilities = Capabilities::new();
         capabilities.insert(
             "tauri:options".into(),
             json!({ "application": application.display().to_string() }),
         );
         capabilities.insert("browserName".into(), json!("wry"));
-        let deadline = Instant::now() + timeout;
-        loop {
-            let attempt =
-                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                    .capabilities(capabilities.clone())
-                    .connect(&self.url())
-                    .await;
-            match attempt {
-                Ok(client) => {
-                    self.remember_tree();
-                    return Ok(client);
-                }
-                Err(error) => {
-                    if let Some(exited) = self.exited() {
-                        return Err(format!("{exited} before a session opened"));
-                    }
-                    if Instant::now() > deadline {
-                        return Err(format!("no WebDriver session within {timeout:?}: {error}"));
-                    }
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-        }
+        let url = self.url();
+        let every = Duration::from_millis(200);
+        let client = open_session(&url, &capabilities, timeout, every, || self.exited()).await?;
+        self.remember_tree();
+        Ok(client)
     }
 
     /// Notes tauri-driver's process tree as it is now (WebKitWebDriver, the app, WebKit's

@@ -8,21 +8,24 @@
 //! its process tree (Chromium and its helpers) outlived it, then the server.
 //!
 //! Needs the built `answer-inbox` (`cargo build --workspace --bins`), the built UI (scripts/ui)
-//! and Debian's `chromium` and `chromium-driver` (scripts/setup installs them). Screenshots go
-//! to `<target>/e2e-screenshots/`, and also to `docs/screenshots/` when `UPDATE_SCREENSHOTS=1`,
-//! as the desktop suite's do.
+//! and Debian's `chromium` and `chromium-driver` (scripts/setup installs them). The page is
+//! driven through a [`Page`] ([`super::webdriver`], shared with the desktop suite), which a
+//! [`Web`] dereferences to. Screenshots go to `<target>/e2e-screenshots/`, and also to
+//! `docs/screenshots/` when `UPDATE_SCREENSHOTS=1`, as the desktop suite's do.
 
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use fantoccini::elements::{Element, ElementRef};
-use fantoccini::{Client, ClientBuilder, Locator};
-use inbox_harness::desktop::free_port;
+use fantoccini::elements::Element;
+use fantoccini::wd::Capabilities;
+use fantoccini::{Client, Locator};
+use inbox_harness::desktop::{free_port, open_session};
 use inbox_harness::process::Tree;
 use serde_json::{json, Value};
 
-use crate::util::desktop::{css_str, eventually, target_profile_dir, STEP};
+use crate::util::webdriver::{self, css_str, Page, STEP};
 use crate::util::{Inbox, Running};
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -38,6 +41,10 @@ const PHONE_USER_AGENT: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWe
 /// How long chromedriver and Chromium may take to open a session (a cold start on a busy
 /// 2-core machine takes a few seconds).
 const START: Duration = Duration::from_secs(60);
+
+/// Chromium paints a little after the DOM changes: how long a screenshot waits for the next
+/// frame ([`Page::capture`]).
+const REPAINT: Duration = Duration::from_millis(200);
 
 /// `answer-inbox serve` on a test's inbox, on a free loopback port, without desktop
 /// notifications. Stopped (SIGTERM, then SIGKILL) when dropped.
@@ -110,7 +117,7 @@ impl Server {
 
     /// The last lines the server wrote to standard error, for a failed test's report.
     pub fn log_tail(&self) -> String {
-        tail(&self.log, 40)
+        webdriver::log_tail(&self.log, 40)
     }
 }
 
@@ -131,13 +138,6 @@ fn signal(pid: u32, name: &str) {
         .status()
         .unwrap();
     assert!(status.success(), "kill -{name} {pid}: {status}");
-}
-
-/// The last `lines` lines of a log file (empty when it cannot be read).
-fn tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 /// chromedriver on a free port, logging to a file. Dropping it stops chromedriver, then
@@ -175,7 +175,7 @@ impl Chromedriver {
     /// Opens a session with a phone-sized headless Chromium whose profile is `profile`,
     /// retrying while chromedriver starts; the error says why the last attempt failed.
     pub async fn connect(&mut self, profile: &Path) -> Result<Client, String> {
-        let mut capabilities = serde_json::Map::new();
+        let mut capabilities = Capabilities::new();
         capabilities.insert("browserName".into(), json!("chrome"));
         capabilities.insert(
             "goog:chromeOptions".into(),
@@ -199,33 +199,20 @@ impl Chromedriver {
                 },
             }),
         );
-        let deadline = Instant::now() + START;
-        loop {
-            let attempt =
-                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                    .capabilities(capabilities.clone())
-                    .connect(&self.url())
-                    .await;
-            match attempt {
-                Ok(client) => {
-                    self.tree.remember(self.process.child.id());
-                    return Ok(client);
-                }
-                Err(error) => {
-                    if let Ok(Some(status)) = self.process.child.try_wait() {
-                        return Err(format!("chromedriver exited ({status}): {error}"));
-                    }
-                    if Instant::now() > deadline {
-                        return Err(format!("no WebDriver session within {START:?}: {error}"));
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            }
-        }
+        let url = self.url();
+        let process = &mut self.process;
+        let exited = || match process.child.try_wait() {
+            Ok(Some(status)) => Some(format!("chromedriver exited ({status})")),
+            _ => None,
+        };
+        let every = Duration::from_millis(100);
+        let client = open_session(&url, &capabilities, START, every, exited).await?;
+        self.tree.remember(self.process.child.id());
+        Ok(client)
     }
 
     pub fn log_tail(&self) -> String {
-        tail(&self.log, 30)
+        webdriver::log_tail(&self.log, 30)
     }
 }
 
@@ -240,7 +227,8 @@ impl Drop for Chromedriver {
 
 /// A test's inbox, served, and a phone's browser on it.
 pub struct Web {
-    client: Option<Client>,
+    /// The browser's page, while the WebDriver session is open.
+    page: Option<Page>,
     driver: Option<Chromedriver>,
     pub server: Server,
     /// The spool, database and temporary root, as the CLI tests have them.
@@ -260,14 +248,14 @@ impl Web {
         let mut driver = Chromedriver::start(&root.join("chromedriver.log"));
         let client = driver.connect(&profile).await;
         let mut web = Web {
-            client: None,
+            page: None,
             driver: Some(driver),
             server,
             inbox,
             started,
         };
         match client {
-            Ok(client) => web.client = Some(client),
+            Ok(client) => web.page = Some(Page::new(client, REPAINT)),
             Err(error) => panic!("{error}\n{}", web.logs_tail()),
         }
         eprintln!(
@@ -311,15 +299,11 @@ impl Web {
 
     /// Ends the WebDriver session (which ends Chromium), then stops everything else.
     pub async fn finish(mut self) {
-        if let Some(client) = self.client.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(10), client.close()).await;
+        if let Some(page) = self.page.take() {
+            page.close().await;
         }
         eprintln!("web: test took {:?}", self.started.elapsed());
         // Drop does the rest.
-    }
-
-    pub fn client(&self) -> &Client {
-        self.client.as_ref().expect("the WebDriver session is open")
     }
 
     pub fn logs_tail(&self) -> String {
@@ -347,15 +331,7 @@ impl Web {
 
     /// Waits for `answers/<id>.json` and returns it, parsed.
     pub async fn wait_for_outcome(&self, id: &str) -> Value {
-        let path = self.outcome_path(id);
-        eventually(&format!("the outcome {}", path.display()), STEP, || {
-            let path = path.clone();
-            async move {
-                let bytes = std::fs::read(&path).ok()?;
-                serde_json::from_slice(&bytes).ok()
-            }
-        })
-        .await
+        webdriver::wait_for_outcome(&self.inbox, id).await
     }
 
     /// Runs the `answer-inbox` CLI on this inbox (the server's spool and database).
@@ -363,208 +339,7 @@ impl Web {
         self.inbox.run(args)
     }
 
-    // ---- the page ----
-
-    pub async fn goto(&self, url: &str) {
-        self.client()
-            .goto(url)
-            .await
-            .unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
-    }
-
-    /// Runs `script` (a function body: use `return`) in the page.
-    pub async fn js(&self, script: &str) -> Value {
-        self.js_with(script, Vec::new()).await
-    }
-
-    /// Runs `script` with arguments (elements serialise as element references).
-    pub async fn js_with(&self, script: &str, args: Vec<Value>) -> Value {
-        self.client()
-            .execute(script, args)
-            .await
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
-    /// Runs `script`, which ends by calling its last argument with the result (for promises).
-    pub async fn js_async(&self, script: &str) -> Value {
-        self.client()
-            .execute_async(script, Vec::new())
-            .await
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
-    /// Waits until `script` returns something truthy; returns it.
-    pub async fn wait_js(&self, what: &str, timeout: Duration, script: &str) -> Value {
-        eventually(what, timeout, || async {
-            match self.client().execute(script, Vec::new()).await {
-                Ok(Value::Null) | Ok(Value::Bool(false)) | Err(_) => None,
-                Ok(Value::String(s)) if s.is_empty() => None,
-                Ok(value) => Some(value),
-            }
-        })
-        .await
-    }
-
-    /// Every element matching `css` now, shown or not (no waiting).
-    pub async fn all(&self, css: &str) -> Vec<Element> {
-        self.client()
-            .find_all(Locator::Css(css))
-            .await
-            .unwrap_or_default()
-    }
-
-    pub async fn count(&self, css: &str) -> usize {
-        self.all(css).await.len()
-    }
-
-    /// The elements matching `css` (inside `scope`, if given) that are shown now, decided in
-    /// the page (`checkVisibility`), as the desktop suite does.
-    pub async fn shown(&self, css: &str, scope: Option<&Element>) -> Vec<Element> {
-        let script = r#"
-            const [css, scope] = arguments;
-            const shown = (el) => el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
-            return Array.from((scope || document).querySelectorAll(css)).filter(shown);
-        "#;
-        let scope = scope.map(|el| json!(el)).unwrap_or(Value::Null);
-        let found = match self.client().execute(script, vec![json!(css), scope]).await {
-            Ok(Value::Array(found)) => found,
-            _ => return Vec::new(),
-        };
-        found
-            .into_iter()
-            .filter_map(|reference| {
-                let id = reference.as_object()?.values().next()?.as_str()?.to_owned();
-                Some(Element::from_element_id(
-                    self.client().clone(),
-                    ElementRef::from(id),
-                ))
-            })
-            .collect()
-    }
-
-    /// Waits for a shown element matching `css`.
-    pub async fn find(&self, css: &str) -> Element {
-        self.find_within(css, STEP).await
-    }
-
-    /// Waits up to `timeout` for a shown element matching `css`.
-    pub async fn find_within(&self, css: &str, timeout: Duration) -> Element {
-        let what = format!("{css} to be shown");
-        eventually(&what, timeout, || async {
-            self.shown(css, None).await.into_iter().next()
-        })
-        .await
-    }
-
-    /// Waits for a shown `css` element inside `parent`.
-    pub async fn find_in(&self, parent: &Element, css: &str) -> Element {
-        let what = format!("{css} inside its parent to be shown");
-        eventually(&what, STEP, || async {
-            self.shown(css, Some(parent)).await.into_iter().next()
-        })
-        .await
-    }
-
-    /// Waits until nothing shown matches `css`.
-    pub async fn wait_gone(&self, css: &str) {
-        self.wait_gone_within(css, STEP).await;
-    }
-
-    /// Waits up to `timeout` until nothing shown matches `css`.
-    pub async fn wait_gone_within(&self, css: &str, timeout: Duration) {
-        let what = format!("{css} to go away");
-        eventually(&what, timeout, || async {
-            self.shown(css, None).await.is_empty().then_some(())
-        })
-        .await
-    }
-
-    /// The text of `element` as shown (`innerText`).
-    pub async fn text_of(&self, element: &Element) -> String {
-        self.js_with("return arguments[0].innerText", vec![json!(element)])
-            .await
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    }
-
-    /// Waits for `css` to be shown and returns its text.
-    pub async fn text(&self, css: &str) -> String {
-        let element = self.find(css).await;
-        self.text_of(&element).await
-    }
-
-    /// Clicks `element` (a tap, to the page). An input hidden behind a styled label is not
-    /// interactable over WebDriver; its label is clicked instead.
-    pub async fn click_element(&self, element: &Element) {
-        match element.click().await {
-            Ok(()) => {}
-            Err(e) if e.is_element_not_interactable() => {
-                self.js_with(
-                    "const el = arguments[0]; (el.closest('label') || el).click(); return true;",
-                    vec![json!(element)],
-                )
-                .await;
-            }
-            Err(e) => panic!("cannot click: {e}"),
-        }
-    }
-
-    /// Waits for `css` to be shown and enabled, then clicks it.
-    pub async fn click(&self, css: &str) {
-        let element = self.find(css).await;
-        let what = format!("{css} to be enabled");
-        eventually(&what, STEP, || async {
-            element.is_enabled().await.unwrap_or(false).then_some(())
-        })
-        .await;
-        self.click_element(&element).await;
-    }
-
-    /// Types into the element (after clicking it, so it has focus).
-    pub async fn type_into(&self, element: &Element, text: &str) {
-        self.click_element(element).await;
-        element
-            .send_keys(text)
-            .await
-            .unwrap_or_else(|e| panic!("cannot type {text:?}: {e}"));
-    }
-
-    /// Empties a text field with Backspace, as a person would (so the page hears input events).
-    pub async fn clear_field(&self, element: &Element) {
-        let value = element
-            .prop("value")
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        let backspaces: String = value
-            .chars()
-            .map(|_| char::from(fantoccini::key::Key::Backspace))
-            .collect();
-        self.click_element(element).await;
-        element
-            .send_keys(&(fantoccini::key::Key::End + &backspaces))
-            .await
-            .unwrap();
-    }
-
-    /// Waits for the Pending row of `id`.
-    pub async fn row(&self, id: &str) -> Element {
-        self.find(&format!("[data-testid=row][data-id={}]", css_str(id)))
-            .await
-    }
-
-    /// Opens `id` from the Pending list and waits for its answer view.
-    pub async fn open(&self, id: &str) -> Element {
-        let row = self.row(id).await;
-        self.click_element(&row).await;
-        self.find(&format!(
-            "[data-testid=answer-view][data-id={}]",
-            css_str(id)
-        ))
-        .await
-    }
+    // ---- the page (the rest: [`Page`]) ----
 
     /// The panel of question `qid`, switching to its tab if another question is shown.
     pub async fn question(&self, qid: &str) -> Element {
@@ -585,21 +360,6 @@ impl Web {
             .await
             .unwrap_or_else(|e| panic!("{css}: {e}"));
         self.click_element(&input).await;
-    }
-
-    /// Scrolls the page so that the element matching `css` is at the top of the screen.
-    pub async fn scroll_to(&self, css: &str) {
-        let element = self.find(css).await;
-        self.js_with(
-            "arguments[0].scrollIntoView({block: 'start'}); return true",
-            vec![json!(element)],
-        )
-        .await;
-    }
-
-    /// Waits for the submit button to be enabled and clicks it.
-    pub async fn submit(&self) {
-        self.click("[data-testid=submit]").await;
     }
 
     /// Asserts that the page fits the phone's width: the page does not scroll sideways and no
@@ -635,44 +395,15 @@ impl Web {
             "{screen}: elements past the right edge of the phone's screen: {found:#}"
         );
     }
+}
 
-    /// A screenshot for the docs: [`Web::capture`], and also written to
-    /// `docs/screenshots/<name>.png` when `UPDATE_SCREENSHOTS=1`.
-    pub async fn screenshot(&self, name: &str) -> PathBuf {
-        let path = self.capture(name).await;
-        if std::env::var_os("UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
-            let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots");
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::copy(&path, docs.join(format!("{name}.png"))).unwrap();
-        }
-        path
-    }
+/// The browser's [`Page`]: a test calls `web.find(..)`, `web.click(..)`, `web.screenshot(..)`
+/// on the harness itself.
+impl Deref for Web {
+    type Target = Page;
 
-    /// A WebDriver screenshot of the viewport once the picture is steady, written to
-    /// `<target>/e2e-screenshots/<name>.png`; returns that path.
-    pub async fn capture(&self, name: &str) -> PathBuf {
-        // Chromium paints a little after the DOM changes: take pictures until two in a row
-        // are the same.
-        let mut last: Option<Vec<u8>> = None;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let png = loop {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            let png = self
-                .client()
-                .screenshot()
-                .await
-                .unwrap_or_else(|e| panic!("screenshot {name}: {e}"));
-            if last.as_ref() == Some(&png) || Instant::now() > deadline {
-                break png;
-            }
-            last = Some(png);
-        };
-        assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
-        let dir = target_profile_dir().join("e2e-screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{name}.png"));
-        std::fs::write(&path, &png).unwrap();
-        path
+    fn deref(&self) -> &Page {
+        self.page.as_ref().expect("the WebDriver session is open")
     }
 }
 
@@ -688,7 +419,7 @@ impl Drop for Web {
         // Without the session task's runtime the client cannot say goodbye; stopping
         // chromedriver and what is left of its tree ends the browser. Then the server, and
         // the temporary directory last.
-        self.client.take();
+        self.page.take();
         self.driver.take();
     }
 }

@@ -9,26 +9,28 @@
 //! desktops take turns (a WebKit each is heavy); nextest runs the desktop tests one at a time
 //! anyway (`.config/nextest.toml`).
 //!
+//! The window is driven through its [`Page`] (waiting, finding, clicking, typing, screenshots;
+//! [`super::webdriver`], shared with the browser suite), which a [`Desktop`] dereferences to.
 //! Screenshots go to `<target>/e2e-screenshots/`, and also to `docs/screenshots/` when
 //! `UPDATE_SCREENSHOTS=1`.
 
-use std::future::Future;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use fantoccini::elements::{Element, ElementRef};
-use fantoccini::{Client, Locator};
+use fantoccini::elements::Element;
 use inbox_harness::desktop::{AppDirs, Driver};
 use inbox_harness::session::{NotifyCall, Session};
 use serde_json::{json, Value};
 
+use crate::util::webdriver::{self, Page};
 use crate::util::Inbox;
 
-/// How long one step (an element to appear, an outcome to be written) may take. Generous:
-/// two cores, and others may be compiling.
-pub const STEP: Duration = Duration::from_secs(20);
+// The test files take these from here (`util::desktop::{css_str, STEP}`), the web suite too.
+pub use crate::util::webdriver::{css_str, eventually, STEP};
+
 /// How long the app may take to start and show its first list.
 pub const START: Duration = Duration::from_secs(60);
 /// How long the first tauri-driver gets to open a session before a second one is started
@@ -42,48 +44,18 @@ pub const USER: &str = "e2e";
 /// One desktop at a time per test process.
 static TURN: Mutex<()> = Mutex::new(());
 
-/// The built binaries next to this test's target directory (`CARGO_TARGET_DIR` respected,
-/// since the test binary itself lives there).
-pub fn target_profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_owned()
-}
-
+/// The built desktop app, next to this test's target directory.
 pub fn app_binary() -> PathBuf {
-    let bin = target_profile_dir().join("answer-inbox-desktop");
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --workspace --bins` first",
-        bin.display()
-    );
-    bin
+    crate::util::sibling_binary("answer-inbox-desktop")
 }
 
-/// Quotes `value` as a CSS string, for attribute selectors.
-pub fn css_str(value: &str) -> String {
-    serde_json::to_string(value).unwrap()
-}
-
-/// Polls `probe` until it gives `Some`, for at most `timeout`; panics naming `what`.
-pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = probe().await {
-            return value;
-        }
-        if Instant::now() > deadline {
-            panic!("timed out after {timeout:?} waiting for {what}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
+/// WebKit paints a little after the DOM changes, later still on a busy machine: how long a
+/// screenshot waits for the next frame ([`Page::capture`]).
+const REPAINT: Duration = Duration::from_millis(300);
 
 pub struct Desktop {
-    client: Option<Client>,
+    /// The window, while the WebDriver session is open.
+    page: Option<Page>,
     pub session: Session,
     /// The spool, database and temporary root (`inbox.dir`), as the CLI tests have them.
     pub inbox: Inbox,
@@ -141,7 +113,7 @@ impl Desktop {
         });
 
         let mut desktop = Desktop {
-            client: None,
+            page: None,
             session,
             inbox,
             dirs,
@@ -192,7 +164,7 @@ impl Desktop {
                 .await;
         }
         let client = connected.unwrap_or_else(|error| panic!("{error}\n{}", desktop.logs_tail()));
-        desktop.client = Some(client);
+        desktop.page = Some(Page::new(client, REPAINT));
         eprintln!(
             "desktop: session open after {:?} (display {}, {})",
             desktop.started.elapsed(),
@@ -207,8 +179,8 @@ impl Desktop {
         if let Some(driver) = self.driver.as_mut() {
             driver.remember_tree();
         }
-        if let Some(client) = self.client.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(10), client.close()).await;
+        if let Some(page) = self.page.take() {
+            page.close().await;
         }
         eprintln!("desktop: test took {:?}", self.started.elapsed());
         // Drop does the rest.
@@ -219,10 +191,6 @@ impl Desktop {
     pub fn apply_app_env(&self, cmd: &mut Command) {
         self.session.apply(cmd);
         self.dirs.apply(cmd, &self.spool(), &self.db(), USER);
-    }
-
-    pub fn client(&self) -> &Client {
-        self.client.as_ref().expect("the WebDriver session is open")
     }
 
     pub fn root(&self) -> &Path {
@@ -247,15 +215,10 @@ impl Desktop {
 
     /// The last lines of tauri-driver's log and the app's, for a failed test's report.
     fn logs_tail(&self) -> String {
-        let tail = |path: &Path| {
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let lines: Vec<&str> = text.lines().collect();
-            lines[lines.len().saturating_sub(60)..].join("\n")
-        };
         format!(
             "--- tauri-driver ---\n{}\n--- the app ---\n{}",
-            tail(&self.driver_log),
-            tail(&self.app_log())
+            webdriver::log_tail(&self.driver_log, 60),
+            webdriver::log_tail(&self.app_log(), 60)
         )
     }
 
@@ -277,15 +240,7 @@ impl Desktop {
 
     /// Waits for `answers/<id>.json` and returns it, parsed.
     pub async fn wait_for_outcome(&self, id: &str) -> Value {
-        let path = self.outcome_path(id);
-        eventually(&format!("the outcome {}", path.display()), STEP, || {
-            let path = path.clone();
-            async move {
-                let bytes = std::fs::read(&path).ok()?;
-                serde_json::from_slice(&bytes).ok()
-            }
-        })
-        .await
+        webdriver::wait_for_outcome(&self.inbox, id).await
     }
 
     /// Runs the `answer-inbox` CLI on this spool with `db` as its database: another
@@ -318,184 +273,7 @@ impl Desktop {
         self.session.press_action(summary, key);
     }
 
-    // ---- the window ----
-
-    /// Runs `script` (a function body: use `return`) in the page.
-    pub async fn js(&self, script: &str) -> Value {
-        self.client()
-            .execute(script, Vec::new())
-            .await
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
-    /// Runs `script` with arguments (elements serialise as element references).
-    pub async fn js_with(&self, script: &str, args: Vec<Value>) -> Value {
-        self.client()
-            .execute(script, args)
-            .await
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
-    /// Waits until `script` returns something truthy; returns it.
-    pub async fn wait_js(&self, what: &str, timeout: Duration, script: &str) -> Value {
-        eventually(what, timeout, || async {
-            match self.client().execute(script, Vec::new()).await {
-                Ok(Value::Null) | Ok(Value::Bool(false)) | Err(_) => None,
-                Ok(Value::String(s)) if s.is_empty() => None,
-                Ok(value) => Some(value),
-            }
-        })
-        .await
-    }
-
-    /// Every element matching `css` now, shown or not (no waiting).
-    pub async fn all(&self, css: &str) -> Vec<Element> {
-        self.client()
-            .find_all(Locator::Css(css))
-            .await
-            .unwrap_or_default()
-    }
-
-    pub async fn count(&self, css: &str) -> usize {
-        self.all(css).await.len()
-    }
-
-    /// The elements matching `css` (inside `scope`, if given) that are shown now.
-    ///
-    /// "Shown" is decided in the page (`checkVisibility`), not by WebDriver's displayedness
-    /// check: WebKitWebDriver's atom calls text in an `overflow: hidden` box (an ellipsised
-    /// title, a scrolling tab bar) hidden although it is on screen.
-    pub async fn shown(&self, css: &str, scope: Option<&Element>) -> Vec<Element> {
-        let script = r#"
-            const [css, scope] = arguments;
-            const shown = (el) => el.checkVisibility
-                ? el.checkVisibility({ visibilityProperty: true, opacityProperty: true })
-                : el.getClientRects().length > 0;
-            return Array.from((scope || document).querySelectorAll(css)).filter(shown);
-        "#;
-        let scope = scope.map(|el| json!(el)).unwrap_or(Value::Null);
-        let found = match self.client().execute(script, vec![json!(css), scope]).await {
-            Ok(Value::Array(found)) => found,
-            _ => return Vec::new(),
-        };
-        found
-            .into_iter()
-            .filter_map(|reference| {
-                let id = reference.as_object()?.values().next()?.as_str()?.to_owned();
-                Some(Element::from_element_id(
-                    self.client().clone(),
-                    ElementRef::from(id),
-                ))
-            })
-            .collect()
-    }
-
-    /// Waits for a shown element matching `css`.
-    pub async fn find(&self, css: &str) -> Element {
-        let what = format!("{css} to be shown");
-        eventually(&what, STEP, || async {
-            self.shown(css, None).await.into_iter().next()
-        })
-        .await
-    }
-
-    /// Waits until nothing shown matches `css`.
-    pub async fn wait_gone(&self, css: &str) {
-        let what = format!("{css} to go away");
-        eventually(&what, STEP, || async {
-            self.shown(css, None).await.is_empty().then_some(())
-        })
-        .await
-    }
-
-    /// Waits for a shown `css` element inside `parent`.
-    pub async fn find_in(&self, parent: &Element, css: &str) -> Element {
-        let what = format!("{css} inside its parent to be shown");
-        eventually(&what, STEP, || async {
-            self.shown(css, Some(parent)).await.into_iter().next()
-        })
-        .await
-    }
-
-    /// The text of `element` as shown (`innerText`).
-    pub async fn text_of(&self, element: &Element) -> String {
-        self.js_with("return arguments[0].innerText", vec![json!(element)])
-            .await
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    }
-
-    /// Clicks `element`, as a person would. An input hidden behind a styled label is not
-    /// interactable over WebDriver; its label is clicked instead.
-    pub async fn click_element(&self, element: &Element) {
-        match element.click().await {
-            Ok(()) => {}
-            Err(e) if e.is_element_not_interactable() => {
-                let label = json!(element);
-                self.js_with(
-                    "const el = arguments[0]; (el.closest('label') || el).click(); return true;",
-                    vec![label],
-                )
-                .await;
-            }
-            Err(e) => panic!("cannot click: {e}"),
-        }
-    }
-
-    /// Waits for `css` to be shown and enabled, then clicks it.
-    pub async fn click(&self, css: &str) {
-        let element = self.find(css).await;
-        let what = format!("{css} to be enabled");
-        eventually(&what, STEP, || async {
-            element.is_enabled().await.unwrap_or(false).then_some(())
-        })
-        .await;
-        self.click_element(&element).await;
-    }
-
-    /// Waits for `css` to be shown and returns its text.
-    pub async fn text(&self, css: &str) -> String {
-        let element = self.find(css).await;
-        self.text_of(&element).await
-    }
-
-    /// Types into the element (after clicking it, so it has focus).
-    pub async fn type_into(&self, element: &Element, text: &str) {
-        self.click_element(element).await;
-        element
-            .send_keys(text)
-            .await
-            .unwrap_or_else(|e| panic!("cannot type {text:?}: {e}"));
-    }
-
-    /// Empties a text field with Backspace, as a person would (so the page hears input events).
-    pub async fn clear_field(&self, element: &Element) {
-        let value = element
-            .prop("value")
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        let backspaces: String = value
-            .chars()
-            .map(|_| char::from(fantoccini::key::Key::Backspace))
-            .collect();
-        self.click_element(element).await;
-        element
-            .send_keys(&(fantoccini::key::Key::End + &backspaces))
-            .await
-            .unwrap();
-    }
-
-    /// Sends keys to whatever has focus (the page itself when nothing does).
-    pub async fn press_keys(&self, keys: &str) {
-        let target = self.client().active_element().await.unwrap();
-        target
-            .send_keys(keys)
-            .await
-            .unwrap_or_else(|e| panic!("cannot press {keys:?}: {e}"));
-    }
+    // ---- the window (the rest: [`Page`]) ----
 
     /// Clicks the navigation button whose text starts with `label` (Pending, History...).
     pub async fn nav(&self, label: &str) {
@@ -518,23 +296,6 @@ impl Desktop {
             .js("return Array.from(document.querySelectorAll('[data-testid=row]')).map(r => r.dataset.id)")
             .await;
         serde_json::from_value(ids).unwrap_or_default()
-    }
-
-    /// Waits for the Pending row of `id`.
-    pub async fn row(&self, id: &str) -> Element {
-        self.find(&format!("[data-testid=row][data-id={}]", css_str(id)))
-            .await
-    }
-
-    /// Opens `id` from the Pending list and waits for its answer view.
-    pub async fn open(&self, id: &str) -> Element {
-        let row = self.row(id).await;
-        self.click_element(&row).await;
-        self.find(&format!(
-            "[data-testid=answer-view][data-id={}]",
-            css_str(id)
-        ))
-        .await
     }
 
     /// The panel of question `qid` (the `index`th of its batch), switching tabs if needed.
@@ -560,54 +321,19 @@ impl Desktop {
         self.find(&css).await
     }
 
-    /// Waits for the submit button to be enabled and clicks it. (A single question has it
-    /// under the form, a batch on its review step.)
-    pub async fn submit(&self) {
-        self.click("[data-testid=submit]").await;
-    }
-
     /// Waits for the result panel and returns its text.
     pub async fn result_text(&self) -> String {
         self.text("[data-testid=result]").await
     }
+}
 
-    /// A screenshot for the docs: [`Desktop::capture`], and also written to
-    /// `docs/screenshots/<name>.png` when `UPDATE_SCREENSHOTS=1`.
-    pub async fn screenshot(&self, name: &str) -> PathBuf {
-        let path = self.capture(name).await;
-        if std::env::var_os("UPDATE_SCREENSHOTS").is_some_and(|v| v == "1") {
-            let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/screenshots");
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::copy(&path, docs.join(format!("{name}.png"))).unwrap();
-        }
-        path
-    }
+/// The window's [`Page`]: a test calls `d.find(..)`, `d.click(..)`, `d.screenshot(..)` on the
+/// desktop itself.
+impl Deref for Desktop {
+    type Target = Page;
 
-    /// A WebDriver screenshot of the window, once the picture is steady (so the frame is
-    /// current), written to `<target>/e2e-screenshots/<name>.png`; returns that path.
-    pub async fn capture(&self, name: &str) -> PathBuf {
-        // WebKit paints a little after the DOM changes (later still on a busy machine): take
-        // pictures until two in a row are the same.
-        let mut last: Option<Vec<u8>> = None;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let png = loop {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            let png = self
-                .client()
-                .screenshot()
-                .await
-                .unwrap_or_else(|e| panic!("screenshot {name}: {e}"));
-            if last.as_ref() == Some(&png) || Instant::now() > deadline {
-                break png;
-            }
-            last = Some(png);
-        };
-        assert!(png.starts_with(b"\x89PNG"), "a screenshot is a PNG");
-        let dir = target_profile_dir().join("e2e-screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{name}.png"));
-        std::fs::write(&path, &png).unwrap();
-        path
+    fn deref(&self) -> &Page {
+        self.page.as_ref().expect("the WebDriver session is open")
     }
 }
 
@@ -622,9 +348,7 @@ impl Drop for Desktop {
                 .name()
                 .unwrap_or("desktop")
                 .replace("::", "-");
-            let shot = target_profile_dir()
-                .join("e2e-screenshots")
-                .join(format!("FAILED-{name}.png"));
+            let shot = webdriver::screenshots_dir().join(format!("FAILED-{name}.png"));
             let _ = std::fs::create_dir_all(shot.parent().unwrap());
             let saved = self
                 .session
@@ -649,7 +373,7 @@ impl Drop for Desktop {
         // Without the session task's runtime the client cannot say goodbye; tauri-driver
         // ends the session when it stops. Dropping the driver stops it and whatever of its
         // tree outlived it (the app if WebKitWebDriver did not end it, WebKit helpers).
-        self.client.take();
+        self.page.take();
         self.driver.take();
         // The session (dunst, monitor, bus, X server) and the temporary directory go when
         // their fields are dropped, after this.

@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod desktop;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
