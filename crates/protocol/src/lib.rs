@@ -2,7 +2,8 @@
 //!
 //! This crate owns what a request file and an outcome file *mean*: the wire shapes pipelines
 //! write (both question dialects, three request shapes, and the request dialects of other
-//! systems: MCP elicitation, AskUserQuestion, LangGraph's HumanInterrupt), the one normalised
+//! systems: MCP elicitation, AskUserQuestion, LangGraph's HumanInterrupt, LangChain's
+//! HumanInTheLoopMiddleware), the one normalised
 //! model the rest of the system works with, validation that reports every problem at once,
 //! answer checking, replies in the other dialects' own answer shapes, and the JSON Schemas
 //! generated from the wire types.

@@ -7,7 +7,7 @@
 //! to show it the way its asker expects.
 //!
 //! Requests written in another system's dialect (MCP elicitation, AskUserQuestion, LangGraph's
-//! HumanInterrupt) are normalised into the same questions; `Request::origin` remembers which
+//! HumanInterrupt, LangChain's HumanInTheLoopMiddleware) are normalised into the same questions; `Request::origin` remembers which
 //! dialect it was and what is needed to write the reply in that dialect's own answer shape.
 
 use chrono::{DateTime, Utc};
@@ -103,6 +103,14 @@ pub enum Origin {
         args: Map<String, Value>,
         /// The interrupt came as a one-element list; the reply is one too.
         list: bool,
+    },
+    /// LangChain's HumanInTheLoopMiddleware (a HITLRequest). The reply is a HITLResponse,
+    /// `{"decisions": [...]}`, one decision per action, in order.
+    #[serde(rename = "langchain_hitl")]
+    LangChainHitl {
+        /// The tool name of each action request, in order; action `n` (from 1) is asked by
+        /// the questions `decision-n`, `args-n` and `message-n`.
+        actions: Vec<String>,
     },
 }
 

@@ -244,7 +244,7 @@ pub struct Outcome {
     /// Which inbox wrote it: `<host>/<instance id>`.
     pub instance: String,
     /// For requests written in another system's dialect (MCP elicitation, AskUserQuestion,
-    /// LangGraph HumanInterrupt): the outcome in that dialect's own answer shape, ready to
+    /// LangGraph HumanInterrupt, LangChain HITLRequest): the outcome in that dialect's own answer shape, ready to
     /// hand back to the agent. Absent for the inbox's own dialects and for rejected requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<Value>,

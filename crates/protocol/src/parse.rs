@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::answers::check_value;
-use crate::dialects::{ask_user, elicitation, interrupt};
+use crate::dialects::{ask_user, elicitation, interrupt, langchain};
 use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES};
 use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
 use crate::problem::{pointer_token, Problem};
@@ -79,6 +79,7 @@ pub fn parse_request(bytes: &[u8], file_id: Option<&str>) -> Result<Request, Vec
         Shape::HumanInterruptList => {
             interrupt::normalise(&value, bytes, "/0", &mut request, &mut problems)
         }
+        Shape::LangChainHitl => langchain::normalise(&value, bytes, &mut request, &mut problems),
     }
 
     // Every shape but the two bare lists of questions may carry the envelope's fields.

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::outcome::Outcome;
 use crate::shape::Shape;
 use crate::wire::{
-    AskUserQuestion, Elicitation, Envelope, HumanInterrupt, HumanInterruptList,
+    AskUserQuestion, Elicitation, Envelope, HitlRequest, HumanInterrupt, HumanInterruptList,
     InteractiveQuestions, QuestionList, RequestFile,
 };
 
@@ -90,6 +90,7 @@ pub(crate) struct ShapeValidators {
     ask_user_question: Validator,
     human_interrupt: Validator,
     human_interrupt_list: Validator,
+    langchain_hitl: Validator,
 }
 
 impl ShapeValidators {
@@ -102,6 +103,7 @@ impl ShapeValidators {
             Shape::AskUserQuestion => &self.ask_user_question,
             Shape::HumanInterrupt => &self.human_interrupt,
             Shape::HumanInterruptList => &self.human_interrupt_list,
+            Shape::LangChainHitl => &self.langchain_hitl,
         }
     }
 }
@@ -116,6 +118,7 @@ pub(crate) fn shape_validators() -> &'static ShapeValidators {
         ask_user_question: build(schema_for::<AskUserQuestion>()),
         human_interrupt: build(schema_for::<HumanInterrupt>()),
         human_interrupt_list: build(schema_for::<HumanInterruptList>()),
+        langchain_hitl: build(schema_for::<HitlRequest>()),
     })
 }
 

@@ -27,15 +27,17 @@ pub enum Shape {
     AskUserQuestion,
     HumanInterrupt,
     HumanInterruptList,
+    LangChainHitl,
 }
 
 /// Top-level keys that decide an object's shape, one group per family of shapes; keys of two
 /// groups in one object are refused. `questions` and `interactiveQuestions` are one family:
 /// when both are given the `interactiveQuestions` win, as they always have.
-const SHAPE_KEYS: [&[&str]; 3] = [
+const SHAPE_KEYS: [&[&str]; 4] = [
     &["questions", "interactiveQuestions"],
     &["requestedSchema", "elicitationId"],
     &["action_request"],
+    &["action_requests", "review_configs"],
 ];
 
 /// Which shape a file is in, decided by its top-level keys alone (see docs/PROTOCOL.md,
@@ -58,7 +60,8 @@ pub fn detect_shape(value: &Value) -> Result<Shape, Problem> {
             return Err(Problem::new(
                 "",
                 "a request must be a JSON object (the envelope, {\"interactiveQuestions\": \
-                 [...]}, MCP elicitation params, AskUserQuestion input or a HumanInterrupt) \
+                 [...]}, MCP elicitation params, AskUserQuestion input, a HumanInterrupt or a \
+                 LangChain HITLRequest) \
                  or an array (of questions, or one HumanInterrupt)",
             ))
         }
@@ -78,6 +81,8 @@ pub fn detect_shape(value: &Value) -> Result<Shape, Problem> {
     }
     Ok(if map.contains_key("action_request") {
         Shape::HumanInterrupt
+    } else if map.contains_key("action_requests") || map.contains_key("review_configs") {
+        Shape::LangChainHitl
     } else if map.contains_key("requestedSchema") || map.contains_key("elicitationId") {
         Shape::Elicitation
     } else if map.contains_key("interactiveQuestions") {

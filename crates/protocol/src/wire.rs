@@ -38,6 +38,9 @@ pub enum RequestFile {
     HumanInterrupt(Box<HumanInterrupt>),
     /// A one-element list of HumanInterrupt, as LangGraph's `interrupt()` is given.
     HumanInterruptList(HumanInterruptList),
+    /// LangChain's HumanInTheLoopMiddleware interrupt (a HITLRequest), optionally with
+    /// envelope fields.
+    LangChainHitl(Box<HitlRequest>),
 }
 
 /// The request envelope.
@@ -509,4 +512,60 @@ pub struct InterruptConfig {
     pub allow_respond: bool,
     #[serde(default)]
     pub allow_ignore: bool,
+}
+
+/// LangChain's HumanInTheLoopMiddleware interrupt value (its `HITLRequest`): the tool calls the
+/// agent wants to make, and which decisions each tool allows. Envelope fields may sit beside
+/// it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct HitlRequest {
+    #[serde(flatten)]
+    pub fields: RequestFields,
+    /// The tool calls to review, in the order the decisions are given back.
+    #[schemars(length(min = 1, max = 50))]
+    pub action_requests: Vec<HitlActionRequest>,
+    /// Which decisions each tool allows, by its name.
+    #[schemars(length(min = 1, max = 50))]
+    pub review_configs: Vec<HitlReviewConfig>,
+    /// As in the envelope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<WireMode>,
+}
+
+/// One tool call to review.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct HitlActionRequest {
+    /// The tool's name.
+    #[schemars(length(min = 1, max = 200))]
+    pub name: String,
+    /// Its arguments.
+    pub args: serde_json::Map<String, Value>,
+    /// Markdown shown with the decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 20000))]
+    pub description: Option<String>,
+}
+
+/// The decisions a tool allows. `args_schema` (the arguments' JSON Schema) is accepted and
+/// not used: edited arguments are checked to be a JSON object, and the tool checks the rest.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct HitlReviewConfig {
+    /// The tool these decisions are for.
+    #[schemars(length(min = 1, max = 200))]
+    pub action_name: String,
+    #[schemars(length(min = 1, max = 4))]
+    pub allowed_decisions: Vec<HitlDecisionType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_schema: Option<Value>,
+}
+
+/// A decision of HumanInTheLoopMiddleware: run the call as it is, run it with edited
+/// arguments, refuse it (with an optional reason), or answer in the tool's place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HitlDecisionType {
+    Approve,
+    Edit,
+    Reject,
+    Respond,
 }

@@ -98,6 +98,7 @@ fn each_shape_is_told_by_its_top_level_keys() {
             Origin::Elicitation { .. } => "elicitation",
             Origin::AskUserQuestion { .. } => "ask_user_question",
             Origin::HumanInterrupt { .. } => "human_interrupt",
+            Origin::LangChainHitl { .. } => "langchain_hitl",
         })
     };
     let typed = json!([{"id": "go", "question": "Go?", "type": "confirm"}]);
@@ -122,6 +123,18 @@ fn each_shape_is_told_by_its_top_level_keys() {
         json!({"action_request": {"action": "a", "args": {}}, "config": {"allow_accept": true}});
     assert_eq!(dialect(interrupt.clone()), Some("human_interrupt"));
     assert_eq!(dialect(json!([interrupt])), Some("human_interrupt"));
+    let hitl = json!({"action_requests": [{"name": "a", "args": {}}],
+                      "review_configs": [{"action_name": "a", "allowed_decisions": ["approve"]}]});
+    assert_eq!(dialect(hitl), Some("langchain_hitl"));
+    // Either key tells the shape, so a missing one is reported as that shape's mistake.
+    let half = problems(json!({"action_requests": [{"name": "a", "args": {}}]}));
+    assert_eq!(half.len(), 1, "{half:?}");
+    assert!(
+        half[0]
+            .message
+            .contains("\"review_configs\" is a required property"),
+        "{half:?}"
+    );
 
     // A typed question stays an envelope question, whatever else it carries: a header is
     // an unknown field there, ignored as always.
@@ -565,6 +578,8 @@ fn the_stored_form_keeps_origin_and_rules_and_old_rows_still_read() {
         "ask-user-question",
         "human-interrupt",
         "human-interrupt-list",
+        "langchain-hitl",
+        "langchain-hitl-two",
     ] {
         let parsed = fixture(name);
         let stored = serde_json::to_string(&parsed).unwrap();
@@ -655,4 +670,162 @@ proptest::proptest! {
             proptest::prop_assert!(regex::Regex::new(pattern).unwrap().is_match(text));
         }
     }
+}
+
+#[test]
+fn langchain_hitl_replies_are_hitl_responses() {
+    let hitl = fixture("langchain-hitl");
+    let one = |decision: Value| json!({ "decisions": [decision] });
+    assert_eq!(
+        answered(&hitl, json!({"decision-1": "approve"})),
+        one(json!({"type": "approve"}))
+    );
+    // Edit without touching the arguments: they are the current ones, from the default.
+    assert_eq!(
+        answered(&hitl, json!({"decision-1": "edit"})),
+        one(
+            json!({"type": "edit", "edited_action": {"name": "send_email", "args": {
+            "to": "ann@example.com", "subject": "Your refund",
+            "body": "Hi Ann,\nrun ```refund --id 7``` to check it."}}})
+        )
+    );
+    assert_eq!(
+        answered(
+            &hitl,
+            json!({"decision-1": "edit", "args-1": "{\"to\": \"bob@example.com\"}"})
+        ),
+        one(
+            json!({"type": "edit", "edited_action": {"name": "send_email",
+            "args": {"to": "bob@example.com"}}})
+        )
+    );
+    // A rejection's message is optional; a message typed for another decision is not sent.
+    assert_eq!(
+        answered(&hitl, json!({"decision-1": "reject"})),
+        one(json!({"type": "reject"}))
+    );
+    assert_eq!(
+        answered(
+            &hitl,
+            json!({"decision-1": "reject", "message-1": "Ask for the order number first."})
+        ),
+        one(json!({"type": "reject", "message": "Ask for the order number first."}))
+    );
+    assert_eq!(
+        answered(&hitl, json!({"decision-1": "approve", "message-1": "fine"})),
+        one(json!({"type": "approve"}))
+    );
+    assert_eq!(
+        answered(
+            &hitl,
+            json!({"decision-1": "respond", "message-1": "Sent it myself."})
+        ),
+        one(json!({"type": "respond", "message": "Sent it myself."}))
+    );
+    // Declined and expired: nothing runs, and the agent is told why.
+    assert_eq!(
+        declined(&hitl),
+        Some(one(json!({"type": "reject", "message": "not this week"})))
+    );
+    assert_eq!(
+        expired(&hitl),
+        Some(one(json!({"type": "reject", "message":
+            "Nobody decided on this tool call before the request expired."})))
+    );
+
+    // One decision per action request, in their order.
+    let two = fixture("langchain-hitl-two");
+    assert_eq!(
+        answered(
+            &two,
+            json!({"decision-1": "edit", "args-1": "{\"path\": \"draft.txt\"}",
+                   "decision-2": "reject", "message-2": "Never delete records."})
+        ),
+        json!({"decisions": [
+            {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": "draft.txt"}}},
+            {"type": "reject", "message": "Never delete records."}]})
+    );
+    assert_eq!(
+        declined(&two),
+        Some(
+            json!({"decisions": [{"type": "reject", "message": "not this week"},
+                                  {"type": "reject", "message": "not this week"}]})
+        )
+    );
+    assert_eq!(dialect_reply(&two, &outcome(OutcomeStatus::Rejected)), None);
+}
+
+#[test]
+fn langchain_hitl_answers_must_make_sense() {
+    let hitl = fixture("langchain-hitl");
+    let no_response = refused(&hitl, json!({"decision-1": "respond", "message-1": ""}));
+    assert_eq!(
+        no_response,
+        [(
+            "/message-1".to_owned(),
+            "question \"message-1\" is required when \"decision-1\" is \"respond\"".to_owned()
+        )]
+    );
+    let not_object = refused(&hitl, json!({"decision-1": "edit", "args-1": "[1, 2]"}));
+    assert_eq!(not_object[0].0, "/args-1");
+    assert!(
+        not_object[0].1.contains("expected a JSON object"),
+        "{not_object:?}"
+    );
+    // Only the decisions the tool allows are offered, and every action needs one.
+    let two = fixture("langchain-hitl-two");
+    let problems = refused(&two, json!({"decision-1": "approve", "decision-2": "edit"}));
+    assert_eq!(problems[0].0, "/decision-2");
+    assert!(
+        problems[0].1.contains("not one of the options"),
+        "{problems:?}"
+    );
+    let missing = refused(&two, json!({"decision-1": "approve"}));
+    assert_eq!(missing[0].0, "/decision-2");
+    // Policies cannot decide for the operator: there is no default decision.
+    let filled = fill_defaults(&two);
+    assert_eq!(filled.missing_required, ["decision-1", "decision-2"]);
+}
+
+#[test]
+fn langchain_hitl_requests_too_big_to_ask_are_refused() {
+    let action = json!({"name": "write_file", "args": {"path": "a.txt"}});
+    let all = json!({"action_name": "write_file",
+                     "allowed_decisions": ["approve", "edit", "reject", "respond"]});
+    // Three questions an action: 16 fit in a request's 50 questions, 17 do not.
+    let body = |count: usize| json!({"action_requests": vec![action.clone(); count], "review_configs": [all.clone()]});
+    assert_eq!(request(body(16)).questions.len(), 48);
+    let found = problems(body(17));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].pointer, "/action_requests");
+    assert!(found[0].message.contains("51 questions"), "{found:?}");
+
+    // Arguments too long to edit are refused when editing is allowed, and only then.
+    let big = json!({"action_requests": [{"name": "write", "args": {"text": "x".repeat(11_000)}}],
+                     "review_configs": [{"action_name": "write",
+                                         "allowed_decisions": ["approve", "edit"]}]});
+    let found = problems(big.clone());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].pointer, "/action_requests/0/args");
+    let mut approve_only = big;
+    approve_only["review_configs"][0]["allowed_decisions"] = json!(["approve", "reject"]);
+    request(approve_only);
+}
+
+#[test]
+fn the_langchain_example_in_the_protocol_replies_as_documented() {
+    // docs/PROTOCOL.md, "LangChain HumanInTheLoopMiddleware".
+    let text = r#"{"action_requests": [{"name": "execute_sql", "args": {"query": "DELETE FROM records WHERE age > 30"},
+                      "description": "Tool execution requires approval\n\nTool: execute_sql"}],
+ "review_configs": [{"action_name": "execute_sql", "allowed_decisions": ["approve", "reject"]}],
+ "source": {"app": "langchain", "project": "records"}, "timeout_seconds": 3600}"#;
+    let example = parse_request(text.as_bytes(), None).unwrap();
+    let reply = answered(
+        &example,
+        json!({"decision-1": "reject", "message-1": "Archive them instead."}),
+    );
+    assert_eq!(
+        reply,
+        json!({"decisions": [{"type": "reject", "message": "Archive them instead."}]})
+    );
 }

@@ -49,6 +49,8 @@ fn committed_request_schema_accepts_the_examples_the_parser_accepts() {
         "ask-user-question",
         "human-interrupt",
         "human-interrupt-list",
+        "langchain-hitl",
+        "langchain-hitl-two",
     ] {
         let value: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join(format!("{name}.json"))).unwrap())
@@ -69,6 +71,8 @@ fn committed_request_schema_accepts_the_examples_the_parser_accepts() {
             "options": [{"label": "a"}], "multiSelect": "no"}]}),
         serde_json::json!({"action_request": {"action": "a", "args": []},
             "config": {"allow_accept": true}}),
+        serde_json::json!({"action_requests": [{"name": "a", "args": {}}],
+            "review_configs": [{"action_name": "a", "allowed_decisions": ["ignore"]}]}),
     ] {
         assert!(
             !validator.is_valid(&wrong),

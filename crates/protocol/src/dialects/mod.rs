@@ -1,5 +1,5 @@
-//! Request dialects of other systems: MCP elicitation, Claude Code's AskUserQuestion and
-//! LangGraph Agent Inbox's HumanInterrupt.
+//! Request dialects of other systems: MCP elicitation, Claude Code's AskUserQuestion,
+//! LangGraph Agent Inbox's HumanInterrupt and LangChain's HumanInTheLoopMiddleware.
 //!
 //! Each module turns its dialect into the one model (called from [`crate::parse`], after the
 //! schema pass) and turns an outcome back into that dialect's own answer shape, so an agent
@@ -8,6 +8,7 @@
 pub(crate) mod ask_user;
 pub(crate) mod elicitation;
 pub(crate) mod interrupt;
+pub(crate) mod langchain;
 
 use serde_json::Value;
 
@@ -15,7 +16,8 @@ use crate::model::{Origin, Request};
 use crate::outcome::{Outcome, OutcomeStatus};
 
 /// The outcome in the request's own dialect, for the outcome's `reply` field: an MCP
-/// ElicitResult, AskUserQuestion's `{"answers": ...}`, or a LangGraph HumanResponse.
+/// ElicitResult, AskUserQuestion's `{"answers": ...}`, a LangGraph HumanResponse or a
+/// LangChain HITLResponse.
 ///
 /// `None` for the inbox's own dialects (their answer is the outcome itself) and for
 /// `rejected` outcomes (a request that did not parse has no dialect). Pure: the same
@@ -40,6 +42,7 @@ pub fn dialect_reply(request: &Request, outcome: &Outcome) -> Option<Value> {
         Origin::Elicitation { fields } => elicitation::reply(fields, outcome),
         Origin::AskUserQuestion { questions } => ask_user::reply(questions, outcome),
         Origin::HumanInterrupt { action, list, .. } => interrupt::reply(action, *list, outcome),
+        Origin::LangChainHitl { actions } => langchain::reply(actions, outcome),
     })
 }
 
