@@ -102,6 +102,49 @@ pub enum Command {
     Unsnooze(UnsnoozeArgs),
     Serve(ServeArgs),
     Devices(DevicesArgs),
+    Hook(HookArgs),
+}
+
+/// Answer an agent's permission hooks from the inbox: `hook claude-code`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub agent: HookAgent,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookAgent {
+    /// Claude Code's PreToolUse or PermissionRequest hook: ask the operator whether a tool
+    /// call may run.
+    #[command(
+        long_about = "Claude Code's PreToolUse or PermissionRequest hook: ask the \
+    operator whether a tool call may run.\n\n\
+    Reads the hook input (JSON) on standard input and places a request: what the agent wants \
+    to do (a Bash command, an Edit's diff, a Write's content, other tools' arguments), with \
+    the choices Allow once, Deny (with a reason for Claude) and Allow for this session. Then \
+    waits up to --timeout and prints the decision JSON Claude Code reads.\n\n\
+    Allow for this session remembers the exact command (Bash) or the tool (others) for that \
+    session, for 24 hours, in <XDG state dir>/answer-inbox/claude-code-sessions/. Declining \
+    the request denies the call with the decline reason. A timeout, an expired request or any \
+    error falls back to Claude Code's own prompt, never to allow. Input that is not a \
+    PreToolUse or PermissionRequest payload prints nothing and exits 1 (Claude Code asks as \
+    usual).\n\n\
+    Set it up in ~/.claude/settings.json (examples/claude-code/settings.json). As a \
+    PermissionRequest hook it is asked only when Claude Code would show its own dialog:\n  \
+    {\"hooks\": {\"PermissionRequest\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \
+    \"command\", \"command\": \"answer-inbox hook claude-code\", \"timeout\": 660}]}]}}\n\
+    Give the hook a `timeout` (seconds) longer than --timeout, or Claude Code stops waiting \
+    first."
+    )]
+    ClaudeCode(ClaudeCodeHookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ClaudeCodeHookArgs {
+    /// How long to wait for the operator (30s, 10m, 1h); then the request expires and Claude
+    /// Code asks in the terminal.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub timeout: Duration,
 }
 
 /// Answer from other devices: serve the inbox's page to a browser on your phone or another

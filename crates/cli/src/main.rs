@@ -53,6 +53,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Unsnooze(args) => commands::snooze::unsnooze(locations, args),
         Command::Serve(args) => commands::serve::run(locations, args),
         Command::Devices(args) => commands::devices::run(locations, args),
+        Command::Hook(args) => commands::hook::run(locations, args),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cancel;
 pub mod check;
 pub mod demo;
 pub mod devices;
+pub mod hook;
 pub mod list;
 pub mod mcp;
 pub mod policy;

@@ -1,0 +1,231 @@
+//! `hook claude-code`: Claude Code's permission hook. Claude Code runs it before a tool call
+//! (PreToolUse) or when it would show its permission dialog (PermissionRequest); it asks the
+//! operator through the inbox and prints the decision.
+//!
+//! # What Claude Code sends and expects
+//!
+//! From Claude Code's hooks reference, <https://code.claude.com/docs/en/hooks> (formerly
+//! docs.anthropic.com/en/docs/claude-code/hooks), checked against its issue tracker
+//! (anthropics/claude-code#41261 quotes the decision summary) and the hook libraries built
+//! on it (the Go `hookshot/claude` types, the Elixir `claude_code` hook outputs):
+//!
+//! - Input, one JSON object on standard input. Every event: `session_id`, `transcript_path`,
+//!   `cwd`, `permission_mode` (`default`, `plan`, `acceptEdits`, `bypassPermissions`, ...),
+//!   `hook_event_name`. PreToolUse adds `tool_name`, `tool_input` (the tool's arguments:
+//!   Bash `command`, `description`, `timeout`; Edit `file_path`, `old_string`, `new_string`,
+//!   `replace_all`; MultiEdit `file_path`, `edits`; Write `file_path`, `content`; file paths
+//!   absolute) and `tool_use_id`. PermissionRequest adds `tool_name`, `tool_input` and
+//!   `permission_suggestions`.
+//! - PreToolUse output: `{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+//!   "permissionDecision": "allow" | "deny" | "ask", "permissionDecisionReason": "..."}}`.
+//!   `allow` skips the permission prompt (deny and ask rules in settings still apply); `deny`
+//!   stops the call and the reason is shown to Claude; `ask` shows the normal prompt, with
+//!   the reason shown to the user.
+//! - PermissionRequest output: `{"hookSpecificOutput": {"hookEventName":
+//!   "PermissionRequest", "decision": {"behavior": "allow" | "deny", "message": "..."}}}`
+//!   (`message` for deny, told to Claude; also `updatedInput`, `updatedPermissions`,
+//!   `interrupt`, unused here). There is no "ask": a hook that prints no decision leaves the
+//!   dialog to show as usual.
+//! - Exit codes: 0 = success, standard output parsed as JSON (JSON is read only on exit 0);
+//!   2 = blocking error, standard error fed to Claude, and for PreToolUse the call is
+//!   blocked; any other code = non-blocking error, standard error shown to the user and the
+//!   normal permission flow goes on.
+//! - A hook has a time limit of its own (`timeout` in the settings, in seconds); past it
+//!   Claude Code goes on without the hook. The example settings give it more than
+//!   `--timeout`.
+//!
+//! # What this command does with it
+//!
+//! Only a person's answer allows. A timeout, an expired or withdrawn request, a spool that
+//! cannot be used, a damaged session memory: all fall back to Claude Code's own prompt
+//! (exit 0, `ask` for PreToolUse, nothing for PermissionRequest). Input this command cannot
+//! read prints nothing on standard output and exits 1 (never 2, which would block a call
+//! the operator never saw): Claude Code then asks as usual.
+
+mod decision;
+mod diff;
+mod payload;
+mod request;
+mod session;
+
+use std::io::Read;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use inbox_client::{prepare, AskError, AskOptions, Asker, Outcome, OutcomeStatus, Reply};
+
+use crate::args::{ClaudeCodeHookArgs, HookAgent, HookArgs, LocationArgs};
+use crate::{exit, locations, output};
+
+use decision::Decision;
+use payload::ToolCall;
+use session::SessionMemory;
+
+/// Hook input is a tool call's arguments: a Write of a large file is the biggest. Anything
+/// past this is not a payload to judge here.
+const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// How long past the request's own expiry to wait for a running inbox to expire it, before
+/// the hook withdraws the request itself (no inbox is running, or it is stuck).
+const EXPIRY_GRACE: Duration = Duration::from_secs(2);
+
+pub fn run(locations: &LocationArgs, args: &HookArgs) -> Result<u8> {
+    match &args.agent {
+        HookAgent::ClaudeCode(args) => claude_code(locations, args),
+    }
+}
+
+fn claude_code(locations: &LocationArgs, args: &ClaudeCodeHookArgs) -> Result<u8> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut input)
+        .context("cannot read the hook input from standard input")?;
+    if input.len() as u64 > MAX_INPUT_BYTES {
+        anyhow::bail!("the hook input is larger than {MAX_INPUT_BYTES} bytes; not asking");
+    }
+    // Bad input is an error: exit 1, nothing on standard output, Claude Code asks itself.
+    let call = payload::parse(&input)?;
+    let memory = SessionMemory::open(&SessionMemory::default_root()?, &call.session_id)?;
+
+    let decision = decide(locations, args, &call, &memory);
+    if let Some(json) = decision::output(call.event, &decision) {
+        output::json_text(&format!("{json}\n"))?;
+    }
+    if let Decision::Fallback { reason } = &decision {
+        output::stderr(&format!("answer-inbox: {reason}"));
+    }
+    Ok(exit::OK)
+}
+
+/// The decision for `call`: from the session's memory, else from the operator. Every error
+/// becomes a fallback, never an allow.
+fn decide(
+    locations: &LocationArgs,
+    args: &ClaudeCodeHookArgs,
+    call: &ToolCall,
+    memory: &SessionMemory,
+) -> Decision {
+    match memory.allows(call, chrono::Utc::now()) {
+        Ok(true) => {
+            return Decision::Allow {
+                reason: "allowed for this session in Answer Inbox".into(),
+            }
+        }
+        Ok(false) => {}
+        // A memory that cannot be read allows nothing; the operator is asked as usual.
+        Err(error) => output::stderr(&format!("answer-inbox: warning: {error:#}")),
+    }
+    match ask(locations, args, call, memory) {
+        Ok(decision) => decision,
+        Err(error) => Decision::Fallback {
+            reason: format!("could not ask through Answer Inbox: {error:#}"),
+        },
+    }
+}
+
+/// Places the request, waits, and reads the operator's answer.
+fn ask(
+    locations: &LocationArgs,
+    args: &ClaudeCodeHookArgs,
+    call: &ToolCall,
+    memory: &SessionMemory,
+) -> Result<Decision> {
+    let body = request::build(call, args.timeout);
+    let prepared = prepare(serde_json::to_vec(&body)?, None)?;
+    let id = prepared.id().to_owned();
+    let asker = Asker::open(locations::spool_path(locations)?)?;
+    let options = AskOptions {
+        timeout: Some(args.timeout + EXPIRY_GRACE),
+        cancel: None,
+        // Only a person decides a tool call: defaults a policy filled in are not an answer.
+        require_person: true,
+    };
+    let reply = match asker.ask_prepared(&prepared, &options) {
+        Ok(reply) => reply,
+        Err(AskError::SettledByPolicy { outcome }) => {
+            return Ok(Decision::Fallback {
+                reason: format!(
+                    "request {id} was {} by {}, not by a person",
+                    outcome.status, outcome.answered_by
+                ),
+            })
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let reply = match reply {
+        // Nobody expired it in time (no inbox running?): withdraw it, so nobody answers a
+        // question Claude Code no longer waits for. An outcome written meanwhile still wins.
+        Reply::TimedOut { .. } => asker.withdraw(&id, "Claude Code stopped waiting")?,
+        reply => reply,
+    };
+    Ok(match reply {
+        Reply::Settled(outcome) => from_outcome(call, memory, &outcome),
+        Reply::CancelledByAsker { .. } => Decision::Fallback {
+            reason: format!(
+                "no answer to request {id} within {} s; asking in the terminal",
+                args.timeout.as_secs()
+            ),
+        },
+        Reply::TimedOut { .. } => unreachable!("withdrawing never times out"),
+    })
+}
+
+/// The decision an outcome carries.
+fn from_outcome(call: &ToolCall, memory: &SessionMemory, outcome: &Outcome) -> Decision {
+    let id = &outcome.id;
+    match outcome.status {
+        OutcomeStatus::Declined => Decision::Deny {
+            message: match outcome.reason.as_deref().map(str::trim) {
+                Some(reason) if !reason.is_empty() => reason.to_owned(),
+                _ => "The operator declined this in Answer Inbox.".into(),
+            },
+        },
+        OutcomeStatus::Answered => {
+            let chosen = outcome
+                .answers
+                .get(request::DECISION_ID)
+                .and_then(serde_json::Value::as_str);
+            let by = &outcome.answered_by;
+            match chosen {
+                Some(request::ALLOW_ONCE) => Decision::Allow {
+                    reason: format!("allowed once by {by} in Answer Inbox"),
+                },
+                Some(request::ALLOW_FOR_SESSION) => {
+                    if let Err(error) = memory.remember(call, chrono::Utc::now()) {
+                        // This call is still allowed; later ones are asked again.
+                        output::stderr(&format!(
+                            "answer-inbox: warning: cannot remember the allowance: {error:#}"
+                        ));
+                    }
+                    Decision::Allow {
+                        reason: format!("allowed for this session by {by} in Answer Inbox"),
+                    }
+                }
+                Some(request::DENY) => Decision::Deny {
+                    message: match outcome
+                        .answers
+                        .get(request::REASON_ID)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::trim)
+                    {
+                        Some(reason) if !reason.is_empty() => reason.to_owned(),
+                        _ => format!("{by} denied this in Answer Inbox."),
+                    },
+                },
+                _ => Decision::Fallback {
+                    reason: format!("request {id} has no decision Answer Inbox understands"),
+                },
+            }
+        }
+        OutcomeStatus::Expired => Decision::Fallback {
+            reason: format!("request {id} expired unanswered; asking in the terminal"),
+        },
+        OutcomeStatus::Defaulted | OutcomeStatus::Rejected => Decision::Fallback {
+            reason: format!(
+                "request {id} was {} by {}, not decided by a person",
+                outcome.status, outcome.answered_by
+            ),
+        },
+    }
+}

@@ -1,0 +1,138 @@
+//! The JSON Claude Code writes on a hook's standard input, read strictly enough that a
+//! payload we do not understand is refused (and Claude Code keeps its own prompt) rather
+//! than guessed at.
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The hook events this command answers. Both are about one tool call waiting for a
+/// permission; every other event is refused, as it expects different output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    PreToolUse,
+    PermissionRequest,
+}
+
+impl HookEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PermissionRequest => "PermissionRequest",
+        }
+    }
+}
+
+/// One tool call Claude Code asks about.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub event: HookEvent,
+    pub session_id: String,
+    /// The agent's working directory, when given.
+    pub cwd: Option<String>,
+    pub tool_name: String,
+    /// The tool's arguments, always an object (Claude Code's tools take named arguments).
+    pub tool_input: Map<String, Value>,
+    /// Claude Code's permission mode (`default`, `plan`, `acceptEdits`, ...), when given.
+    pub permission_mode: Option<String>,
+}
+
+/// The fields as written; unknown ones (transcript_path, tool_use_id,
+/// permission_suggestions, ...) are ignored, so newer Claude Code versions still work.
+#[derive(Deserialize)]
+struct Raw {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Option<Value>,
+    permission_mode: Option<String>,
+}
+
+/// Reads a hook payload, or says what is wrong with it.
+pub fn parse(bytes: &[u8]) -> Result<ToolCall> {
+    let raw: Raw = serde_json::from_slice(bytes).context(
+        "the hook input on standard input is not a JSON object of Claude Code's hook fields",
+    )?;
+    let event = match raw.hook_event_name.as_deref() {
+        Some("PreToolUse") => HookEvent::PreToolUse,
+        Some("PermissionRequest") => HookEvent::PermissionRequest,
+        Some(other) => bail!(
+            "hook_event_name \"{}\" is not one this command answers (PreToolUse or \
+             PermissionRequest); configure it only for those events",
+            inbox_protocol::text::one_line(other)
+        ),
+        None => bail!("the hook input has no hook_event_name"),
+    };
+    let tool_name = match raw.tool_name {
+        Some(name) if !name.trim().is_empty() => name,
+        _ => bail!("the hook input has no tool_name, so there is nothing to ask about"),
+    };
+    let session_id = match raw.session_id {
+        Some(id) if !id.trim().is_empty() => id,
+        _ => bail!("the hook input has no session_id"),
+    };
+    let tool_input = match raw.tool_input {
+        Some(Value::Object(input)) => input,
+        Some(_) => bail!("the hook input's tool_input is not a JSON object"),
+        None => bail!("the hook input has no tool_input"),
+    };
+    Ok(ToolCall {
+        event,
+        session_id,
+        cwd: raw.cwd.filter(|cwd| !cwd.is_empty()),
+        tool_name,
+        tool_input,
+        permission_mode: raw.permission_mode,
+    })
+}
+
+impl ToolCall {
+    /// A string argument of the tool, when present.
+    pub fn input_str(&self, key: &str) -> Option<&str> {
+        self.tool_input.get(key).and_then(Value::as_str)
+    }
+
+    /// The shell command, for the Bash tool.
+    pub fn bash_command(&self) -> Option<&str> {
+        (self.tool_name == "Bash")
+            .then(|| self.input_str("command"))
+            .flatten()
+    }
+
+    /// The project: the last component of the working directory.
+    pub fn project(&self) -> Option<String> {
+        let cwd = self.cwd.as_deref()?;
+        std::path::Path::new(cwd)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pre_tool_use_payload_is_read() {
+        let call = parse(
+            br#"{"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": "/home/d/shop",
+                "permission_mode": "default", "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t1"}"#,
+        )
+        .unwrap();
+        assert_eq!(call.event, HookEvent::PreToolUse);
+        assert_eq!(call.bash_command(), Some("ls"));
+        assert_eq!(call.project().as_deref(), Some("shop"));
+    }
+
+    #[test]
+    fn payloads_without_what_is_needed_are_refused() {
+        let no_tool = br#"{"session_id": "s", "hook_event_name": "PreToolUse", "tool_input": {}}"#;
+        assert!(format!("{:#}", parse(no_tool).unwrap_err()).contains("tool_name"));
+        let other = br#"{"session_id": "s", "hook_event_name": "Stop", "tool_name": "Bash",
+            "tool_input": {}}"#;
+        assert!(format!("{:#}", parse(other).unwrap_err()).contains("\"Stop\""));
+        assert!(parse(b"not json").is_err());
+    }
+}

@@ -1,0 +1,307 @@
+//! `answer-inbox hook claude-code`, as Claude Code runs it: a recorded hook payload on
+//! standard input (tests/data/claude-code), the operator answering through `answer-inbox
+//! answer`, and the decision JSON on standard output.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::util::{code, eventually, stderr, stdout, Inbox};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/claude-code")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Where the hook keeps session allowances for this inbox's account.
+fn state_dir(inbox: &Inbox) -> PathBuf {
+    inbox.dir.path().join("xdg-state")
+}
+
+fn hook_command(inbox: &Inbox, timeout: &str) -> Command {
+    let mut cmd = inbox.cmd(&["hook", "claude-code", "--timeout", timeout]);
+    // Never the account's own state directory.
+    cmd.env("XDG_STATE_HOME", state_dir(inbox))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Starts the hook with `payload` on its standard input, as Claude Code does.
+fn start_hook(inbox: &Inbox, payload: &[u8], timeout: &str) -> Child {
+    let mut child = hook_command(inbox, timeout).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(payload).unwrap();
+    child
+}
+
+/// Runs the hook to its end, for calls that must not wait for anyone.
+fn run_hook(inbox: &Inbox, payload: &[u8], timeout: &str) -> Output {
+    start_hook(inbox, payload, timeout)
+        .wait_with_output()
+        .unwrap()
+}
+
+fn placed_ids(inbox: &Inbox) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(inbox.spool().join("questions")) else {
+        return Vec::new();
+    };
+    entries
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|name| name.strip_suffix(".json").map(str::to_owned))
+        .collect()
+}
+
+/// Waits for the hook's request to be placed; its id and its body.
+fn placed_request(inbox: &Inbox) -> (String, Value) {
+    eventually("the hook to place its request", || {
+        placed_ids(inbox).len() == 1
+    });
+    let id = placed_ids(inbox).remove(0);
+    let path = inbox.spool().join("questions").join(format!("{id}.json"));
+    (
+        id,
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap(),
+    )
+}
+
+fn answer(inbox: &Inbox, id: &str, args: &[&str]) {
+    let mut all = vec!["answer", id];
+    all.extend_from_slice(args);
+    let out = inbox.run(&all);
+    assert_eq!(code(&out), 0, "answer {args:?}: {}", stderr(&out));
+}
+
+/// The decision the hook printed, parsed.
+fn printed(out: &Output) -> Value {
+    assert_eq!(code(out), 0, "the hook failed: {}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
+}
+
+fn pre_tool_use(out: &Output) -> (String, String) {
+    let value = printed(out);
+    let specific = &value["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{value}");
+    (
+        specific["permissionDecision"].as_str().unwrap().to_owned(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+#[test]
+fn allow_once_allows_the_call() {
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-bash.json"), "60s");
+    let (id, request) = placed_request(&inbox);
+    assert_eq!(request["source"]["app"], "claude-code");
+    assert_eq!(
+        request["source"]["run"],
+        "3f9c2a7e-5b1d-4e8a-9c6f-0d2b4a8e1c37"
+    );
+    assert_eq!(request["source"]["project"], "shop");
+    assert_eq!(request["timeout_seconds"], 60);
+    answer(&inbox, &id, &["--set", "decision=Allow once"]);
+    let (verdict, _) = pre_tool_use(&hook.wait_with_output().unwrap());
+    assert_eq!(verdict, "allow");
+}
+
+#[test]
+fn deny_carries_the_operators_reason_to_claude() {
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-bash.json"), "60s");
+    let (id, _) = placed_request(&inbox);
+    answer(
+        &inbox,
+        &id,
+        &[
+            "--set",
+            "decision=Deny",
+            "--set",
+            "reason=no force pushes to shared branches",
+        ],
+    );
+    let (verdict, reason) = pre_tool_use(&hook.wait_with_output().unwrap());
+    assert_eq!(verdict, "deny");
+    assert_eq!(reason, "no force pushes to shared branches");
+}
+
+#[test]
+fn a_permission_request_gets_its_own_decision_shape() {
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("permission-request-bash.json"), "60s");
+    let (id, _) = placed_request(&inbox);
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    let value = printed(&hook.wait_with_output().unwrap());
+    let specific = &value["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PermissionRequest");
+    assert_eq!(specific["decision"]["behavior"], "deny");
+    assert!(
+        specific["decision"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("denied")),
+        "a deny without a reason still tells Claude: {value}"
+    );
+}
+
+#[test]
+fn allow_for_the_session_allows_the_same_command_again_without_asking() {
+    let inbox = Inbox::new();
+    let payload = fixture("pre-tool-use-bash.json");
+    let hook = start_hook(&inbox, &payload, "60s");
+    let (id, _) = placed_request(&inbox);
+    answer(&inbox, &id, &["--set", "decision=Allow for this session"]);
+    assert_eq!(pre_tool_use(&hook.wait_with_output().unwrap()).0, "allow");
+
+    let memory = state_dir(&inbox)
+        .join("answer-inbox/claude-code-sessions/3f9c2a7e-5b1d-4e8a-9c6f-0d2b4a8e1c37.json");
+    let mode = std::fs::metadata(&memory).unwrap().permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+
+    // The same call again: allowed at once, nothing placed. A timeout of a second would
+    // turn a placed request into "ask", so "allow" proves no one was asked.
+    let again = run_hook(&inbox, &payload, "1s");
+    assert_eq!(pre_tool_use(&again).0, "allow");
+    assert_eq!(placed_ids(&inbox), vec![id.clone()], "no second request");
+
+    // Another command in the same session is asked about (and, unanswered, falls back).
+    let other = String::from_utf8(payload)
+        .unwrap()
+        .replace("git push --force-with-lease", "git push --force");
+    let asked = run_hook(&inbox, other.as_bytes(), "1s");
+    assert_eq!(pre_tool_use(&asked).0, "ask");
+    assert_eq!(placed_ids(&inbox).len(), 2, "the other command was asked");
+}
+
+#[test]
+fn declining_denies_with_the_decline_reason() {
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-edit.json"), "60s");
+    let (id, _) = placed_request(&inbox);
+    answer(&inbox, &id, &["--decline", "not during the release freeze"]);
+    let (verdict, reason) = pre_tool_use(&hook.wait_with_output().unwrap());
+    assert_eq!(verdict, "deny");
+    assert_eq!(reason, "not during the release freeze");
+}
+
+#[test]
+fn no_answer_in_time_falls_back_to_asking_in_the_terminal() {
+    let inbox = Inbox::new();
+    let out = run_hook(&inbox, &fixture("pre-tool-use-bash.json"), "1s");
+    let (verdict, reason) = pre_tool_use(&out);
+    assert_eq!(verdict, "ask");
+    assert!(reason.contains("no answer"), "{reason}");
+    // Withdrawn, so nobody answers a question Claude Code no longer waits for.
+    let ids = placed_ids(&inbox);
+    assert_eq!(ids.len(), 1);
+    assert!(inbox.spool().join("cancel").join(&ids[0]).exists());
+
+    // A PermissionRequest falls back by printing no decision at all.
+    let out = run_hook(&inbox, &fixture("permission-request-bash.json"), "1s");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn malformed_payloads_print_no_decision_and_exit_non_blocking() {
+    let inbox = Inbox::new();
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "truncated JSON",
+            fixture("malformed.json"),
+            "not a JSON object",
+        ),
+        (
+            "no tool_name",
+            json!({"session_id": "s-1", "hook_event_name": "PreToolUse", "tool_input": {}})
+                .to_string()
+                .into_bytes(),
+            "tool_name",
+        ),
+        (
+            "another event",
+            json!({"session_id": "s-1", "hook_event_name": "PostToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "ls"}})
+            .to_string()
+            .into_bytes(),
+            "PostToolUse",
+        ),
+        (
+            "a session id that is not a file name",
+            json!({"session_id": "../../x", "hook_event_name": "PreToolUse",
+                "tool_name": "Bash", "tool_input": {"command": "ls"}})
+            .to_string()
+            .into_bytes(),
+            "session_id",
+        ),
+    ];
+    for (case, payload, why) in cases {
+        let out = run_hook(&inbox, &payload, "1s");
+        // Exit 1: a non-blocking error, Claude Code shows its own prompt. Never 0 (its
+        // output would be read) nor 2 (it would block a call nobody saw).
+        assert_eq!(code(&out), 1, "{case}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{case}: nothing to read as a decision");
+        assert!(stderr(&out).contains(why), "{case}: {}", stderr(&out));
+    }
+    assert!(placed_ids(&inbox).is_empty(), "nothing was asked");
+}
+
+#[test]
+fn the_description_shows_the_command_or_the_diff() {
+    let inbox = Inbox::new();
+    let description = |request: &Value| {
+        request["questions"][0]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-bash.json"), "60s");
+    let (id, request) = placed_request(&inbox);
+    let text = description(&request);
+    assert!(
+        text.contains("```sh\ngit push --force-with-lease origin feature/checkout-v2\n```"),
+        "{text}"
+    );
+    assert!(text.contains("/home/dana/src/shop"), "{text}");
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    hook.wait_with_output().unwrap();
+
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-edit.json"), "60s");
+    let (id, request) = placed_request(&inbox);
+    let text = description(&request);
+    assert!(text.contains("/home/dana/src/shop/src/cart.rs"), "{text}");
+    assert!(text.contains("```diff\n"), "{text}");
+    assert!(
+        text.contains(
+            "-    items.iter().map(|i| i.price).sum()\n\
+             +    items.iter().map(|i| i.price * i.quantity).sum()\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(" fn total(items: &[Item]) -> u64 {\n"),
+        "unchanged lines are context: {text}"
+    );
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    hook.wait_with_output().unwrap();
+
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("pre-tool-use-write.json"), "60s");
+    let (id, request) = placed_request(&inbox);
+    let text = description(&request);
+    assert!(text.contains("release.yml"), "{text}");
+    assert!(text.contains("cargo publish --token"), "{text}");
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    hook.wait_with_output().unwrap();
+}
