@@ -10,6 +10,7 @@ mod crash;
 mod desktop;
 mod examples;
 mod faults;
+mod hooks;
 mod hostile;
 mod hostile_outcomes;
 mod mcp;

@@ -1,0 +1,300 @@
+"""Asking: place a request, wait for its outcome, withdraw it.
+
+Waiting polls the files (no inotify or other file events), so it works the same on local
+disks, network filesystems and containers' bind mounts. Each look checks the outcome
+first, then the tombstone: an outcome that exists always stands (docs/PROTOCOL.md,
+"Modes, expiry, decline and cancel").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .errors import (
+    Cancelled,
+    RequestExists,
+    SettledByPolicy,
+    SpoolError,
+    TimedOut,
+    UntrustedOutcome,
+)
+from .locations import PathArg, resolve_spool_dir
+from .outcome import Outcome, parse_outcome, verify_outcome
+from .request import Prepared, RequestBody, prepare
+from .spool import Spool, UnreadableFile
+
+__all__ = [
+    "DEFAULT_POLL_INTERVAL",
+    "Placed",
+    "CancelToken",
+    "place",
+    "wait",
+    "withdraw",
+    "ask",
+]
+
+#: How often :func:`wait` looks at the files, in seconds.
+DEFAULT_POLL_INTERVAL = 0.2
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A request in the spool: what :func:`wait` and :func:`withdraw` need.
+
+    Plain data: keep ``id``, ``sha256`` and ``spool`` (e.g. in a job's state) to wait for
+    the outcome again later, from another process.
+    """
+
+    #: The request id.
+    id: str
+    #: The SHA-256 (hex) of the exact bytes placed: the version of the request an outcome
+    #: must answer.
+    sha256: str
+    #: The spool directory.
+    spool: str
+
+    @property
+    def request_path(self) -> str:
+        """``questions/<id>.json``: the request file."""
+        return os.path.join(self.spool, "questions", f"{self.id}.json")
+
+    @property
+    def outcome_path(self) -> str:
+        """``answers/<id>.json``: where the outcome appears once settled."""
+        return os.path.join(self.spool, "answers", f"{self.id}.json")
+
+    @property
+    def tombstone_path(self) -> str:
+        """``cancel/<id>``: where a withdrawal is placed."""
+        return os.path.join(self.spool, "cancel", self.id)
+
+
+class CancelToken:
+    """A switch that withdraws a waiting :func:`ask` or :func:`wait` from another thread.
+
+    Pass it as ``cancel=``; calling :meth:`cancel` wakes the waiting call at once. It then
+    places the request's tombstone (``cancel/<id>``, holding the reason), so the operator's
+    inbox takes the question off the list, and raises :class:`~answer_inbox.Cancelled`,
+    unless an outcome was already written: that one stands and is returned (or raised)
+    instead. A token is cancelled once; the first reason is kept. One token may serve
+    several calls.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._reason: Optional[str] = None
+
+    def cancel(self, reason: str = "") -> bool:
+        """Cancels, recording ``reason`` (written into the tombstone; may be empty).
+        Returns ``False`` if the token was already cancelled."""
+        with self._lock:
+            if self._reason is not None:
+                return False
+            self._reason = reason
+        self._event.set()
+        return True
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    @property
+    def reason(self) -> Optional[str]:
+        """The reason given to :meth:`cancel`, once cancelled."""
+        with self._lock:
+            return self._reason
+
+    def _sleep(self, seconds: float) -> None:
+        self._event.wait(seconds)
+
+
+def place(
+    request: RequestBody, spool: Optional[PathArg] = None, *, id: Optional[str] = None
+) -> Placed:
+    """Places ``request`` in the spool, without waiting, and returns where it is.
+
+    The file is written into ``tmp/``, fsynced, linked to ``questions/<id>.json`` (which
+    never replaces an existing file) and the directory fsynced. ``spool`` defaults to
+    ``$ANSWER_INBOX_DIR``, else ``<XDG data dir>/answer-inbox/spool``; it is created when
+    missing. See :func:`~answer_inbox.request.prepare` for how the request becomes bytes
+    and where its id comes from.
+
+    Raises :class:`~answer_inbox.InvalidRequest` (nothing placed),
+    :class:`~answer_inbox.RequestExists` (the id is taken; nothing replaced),
+    :class:`~answer_inbox.NotASpool` / :class:`~answer_inbox.UnsafeSpool` (the directory
+    is refused, untouched) or :class:`~answer_inbox.SpoolError`.
+    """
+    return _place_prepared(prepare(request, id), spool)
+
+
+def _place_prepared(prepared: Prepared, spool: Optional[PathArg]) -> Placed:
+    root = resolve_spool_dir(spool)
+    with Spool.open(root) as opened:
+        try:
+            linked = opened.place("questions", prepared.id, prepared.data)
+        except SpoolError as error:
+            raise SpoolError(f'cannot place request "{prepared.id}": {error}') from error
+    if not linked:
+        raise RequestExists(prepared.id, root)
+    return Placed(prepared.id, hashlib.sha256(prepared.data).hexdigest(), root)
+
+
+def wait(
+    placed: Placed,
+    timeout: Optional[float] = None,
+    *,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
+    cancel: Optional[CancelToken] = None,
+    require_person: bool = False,
+) -> Outcome:
+    """Waits until the placed request is settled and returns its checked outcome, when it
+    carries answers to go on with (status ``answered`` or ``defaulted``).
+
+    Raises, when there are none: :class:`~answer_inbox.Declined` (with the operator's
+    reason), :class:`~answer_inbox.Expired`, :class:`~answer_inbox.Rejected` (with the
+    problems), :class:`~answer_inbox.Cancelled` (withdrawn with a tombstone, by ``cancel``
+    or anyone), :class:`~answer_inbox.TimedOut` (``timeout`` seconds passed; the request
+    stays pending), and with ``require_person`` :class:`~answer_inbox.SettledByPolicy`
+    (a policy, not a person, gave the answers). An outcome file that fails the checks is
+    :class:`~answer_inbox.UntrustedOutcome`, never an answer.
+
+    ``timeout=None`` waits however long it takes. The files are looked at every
+    ``poll_interval`` seconds; a ``cancel`` token wakes the wait at once.
+    """
+    if poll_interval <= 0:
+        raise ValueError("poll_interval must be positive")
+    started = time.monotonic()
+    with Spool.open(placed.spool) as spool:
+        while True:
+            standing = _look(spool, placed)
+            if isinstance(standing, Outcome):
+                return _judge(standing, require_person)
+            if standing is not None:
+                raise standing
+            if cancel is not None and cancel.cancelled:
+                reason = cancel.reason or ""
+                outcome = _withdraw(spool, placed, reason)
+                if outcome is not None:
+                    return _judge(outcome, require_person)
+                raise Cancelled(placed.id, reason or None)
+            pause = poll_interval
+            if timeout is not None:
+                left = timeout - (time.monotonic() - started)
+                if left <= 0:
+                    raise TimedOut(placed, timeout)
+                pause = min(pause, left)
+            if cancel is not None:
+                cancel._sleep(pause)
+            else:
+                time.sleep(pause)
+
+
+def withdraw(placed: Placed, reason: str = "") -> Optional[Outcome]:
+    """Withdraws the placed request: places its tombstone (``cancel/<id>``, holding
+    ``reason``) unless an outcome already stands, so the operator's inbox takes it off the
+    list.
+
+    Returns ``None`` when the request is withdrawn (now, or already before), or the checked
+    outcome that stands, whatever its status (look at ``status``, or call
+    :meth:`~answer_inbox.Outcome.raise_for_status`). Raises
+    :class:`~answer_inbox.UntrustedOutcome` for an outcome file that fails the checks, and
+    :class:`~answer_inbox.SpoolError` when the tombstone cannot be written (the request is
+    then still pending).
+    """
+    with Spool.open(placed.spool) as spool:
+        return _withdraw(spool, placed, reason)
+
+
+def ask(
+    request: RequestBody,
+    timeout: Optional[float] = None,
+    spool: Optional[PathArg] = None,
+    *,
+    id: Optional[str] = None,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
+    cancel: Optional[CancelToken] = None,
+    require_person: bool = False,
+) -> Outcome:
+    """Asks the operator: :func:`place`, then :func:`wait`, and returns the checked
+    outcome when it carries answers (``answered``, ``defaulted``).
+
+    Raises what :func:`place` and :func:`wait` raise. On :class:`~answer_inbox.TimedOut`
+    the request stays pending: ``error.placed`` waits again or withdraws it. A ``cancel``
+    token already cancelled means nothing is placed at all.
+
+    >>> outcome = ask({"inbox": 1, "title": "Deploy billing 2.14",
+    ...                "questions": [{"id": "go", "question": "Deploy now?",
+    ...                               "type": "confirm"}]},
+    ...               timeout=600)  # doctest: +SKIP
+    >>> outcome.answers["go"]  # doctest: +SKIP
+    True
+    """
+    prepared = prepare(request, id)
+    if cancel is not None and cancel.cancelled:
+        raise Cancelled(prepared.id, cancel.reason or None)
+    placed = _place_prepared(prepared, spool)
+    return wait(
+        placed,
+        timeout,
+        poll_interval=poll_interval,
+        cancel=cancel,
+        require_person=require_person,
+    )
+
+
+# --- The files, looked at ---------------------------------------------------------------
+
+
+def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
+    """What the files say about the request now: its checked outcome, its tombstone (as
+    the error to raise), or nothing yet. An outcome file that does not answer this request
+    is :class:`UntrustedOutcome`."""
+    try:
+        data = spool.read("answers", placed.id)
+    except UnreadableFile as error:
+        raise UntrustedOutcome(placed.id, error.reason) from error
+    if data is not None:
+        outcome = parse_outcome(data, placed.id)
+        verify_outcome(outcome, placed.id, placed.sha256)
+        return outcome
+    if spool.exists("cancel", placed.id):
+        return Cancelled(placed.id, _tombstone_reason(spool, placed.id))
+    return None
+
+
+def _tombstone_reason(spool: Spool, id: str) -> Optional[str]:
+    # A courtesy: a tombstone that cannot be read still cancels.
+    try:
+        data = spool.read("cancel", id)
+    except UnreadableFile:
+        return None
+    reason = (data or b"").decode("utf-8", errors="replace").strip()
+    return reason or None
+
+
+def _withdraw(spool: Spool, placed: Placed, reason: str) -> Optional[Outcome]:
+    """Places the tombstone unless the request is settled; returns the outcome that
+    stands, if any."""
+    standing = _look(spool, placed)
+    if standing is None:
+        try:
+            spool.place("cancel", placed.id, reason.encode("utf-8"))
+        except SpoolError as error:
+            raise SpoolError(f'cannot withdraw request "{placed.id}": {error}') from error
+        # An inbox may have linked its outcome between the look and the tombstone; if so,
+        # that outcome stands, and this look returns it.
+        standing = _look(spool, placed)
+    return standing if isinstance(standing, Outcome) else None
+
+
+def _judge(outcome: Outcome, require_person: bool) -> Outcome:
+    outcome.raise_for_status()
+    if require_person and outcome.settled_by_policy:
+        raise SettledByPolicy(outcome)
+    return outcome

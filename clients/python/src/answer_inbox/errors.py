@@ -1,0 +1,203 @@
+"""Every error the client raises, one class per way a question can end without an answer
+or fail to be asked.
+
+All derive from :class:`AnswerInboxError`. The ones that mean "the request is settled or
+withdrawn, but there is no answer to go on with" also derive from :class:`NotAnswered`, so
+a pipeline that only cares whether it may proceed catches that one class.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional
+
+if TYPE_CHECKING:  # pragma: no cover - imports for type hints only
+    from .client import Placed
+    from .outcome import Outcome, Problem
+
+__all__ = [
+    "AnswerInboxError",
+    "SpoolError",
+    "NotASpool",
+    "UnsafeSpool",
+    "NoSpool",
+    "InvalidRequest",
+    "RequestExists",
+    "NotAnswered",
+    "Declined",
+    "Expired",
+    "Rejected",
+    "Cancelled",
+    "TimedOut",
+    "SettledByPolicy",
+    "UntrustedOutcome",
+]
+
+
+class AnswerInboxError(Exception):
+    """Base class of every error this package raises."""
+
+
+# --- The spool ------------------------------------------------------------------------
+
+
+class SpoolError(AnswerInboxError):
+    """The spool directory cannot be opened, created or written."""
+
+
+class NotASpool(SpoolError):
+    """The directory holds something a spool never does (a project's files, a home
+    directory). Nothing in it was touched: nothing created, nothing deleted."""
+
+    def __init__(self, root: str, entry: str) -> None:
+        self.root = root
+        self.entry = entry
+        super().__init__(
+            f"{root} is not a spool: it holds {entry!r}, and a spool holds only questions/, "
+            "answers/, cancel/, tmp/ and .answer-inbox-spool. Nothing was touched (nothing "
+            "created, nothing deleted). Choose a new or empty directory, or an existing spool."
+        )
+
+
+class UnsafeSpool(SpoolError):
+    """The spool or one of its directories cannot be used safely: it is a symbolic link,
+    or not a directory. Nothing was touched."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path} cannot be used as a spool: {reason}. Nothing was touched.")
+
+
+class NoSpool(SpoolError):
+    """No spool was named and there is no default (no home directory to find the XDG data
+    directory in)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "cannot find the user's data directory (is HOME set?); set ANSWER_INBOX_DIR or "
+            "pass spool="
+        )
+
+
+# --- The request ----------------------------------------------------------------------
+
+
+class InvalidRequest(AnswerInboxError, ValueError):
+    """The request cannot be placed: it is not JSON, too large, or its id is not a valid
+    request id (or disagrees with the id given). Nothing was placed.
+
+    The client does not check the questions themselves: an inbox answers a request with
+    invalid questions with a ``rejected`` outcome, raised as :class:`Rejected`. Check
+    requests before shipping a pipeline with ``answer-inbox check FILE``.
+    """
+
+
+class RequestExists(AnswerInboxError):
+    """A request with this id is already in the spool. Requests are immutable: a new
+    question needs a new id."""
+
+    def __init__(self, id: str, spool: str) -> None:
+        self.id = id
+        self.spool = spool
+        super().__init__(
+            f'a request with id "{id}" is already in the spool {spool}; use a new id for a new '
+            "question"
+        )
+
+
+# --- How a question ended without an answer -------------------------------------------
+
+
+class NotAnswered(AnswerInboxError):
+    """The question ended (or the wait did) without answers to go on with. The
+    subclasses say how."""
+
+
+class Declined(NotAnswered):
+    """The operator refused the request; ``reason`` says why. Do not go on.
+
+    ``outcome`` is the (checked) outcome; for a request in another system's dialect its
+    ``reply`` is what that system expects for a refusal (e.g. a LangGraph ``ignore``).
+    """
+
+    def __init__(self, reason: str, outcome: "Outcome") -> None:
+        self.reason = reason
+        self.outcome = outcome
+        super().__init__(f'request "{outcome.id}" was declined by {outcome.answered_by}: {reason}')
+
+
+class Expired(NotAnswered):
+    """Time ran out and the defaults could not answer every required question. Not a
+    refusal, but not a yes either. ``outcome.answers`` holds the defaults that could be
+    filled, if any."""
+
+    def __init__(self, outcome: "Outcome") -> None:
+        self.outcome = outcome
+        self.reason: Optional[str] = outcome.reason
+        detail = f": {outcome.reason}" if outcome.reason else ""
+        super().__init__(f'request "{outcome.id}" expired{detail}')
+
+
+class Rejected(NotAnswered):
+    """The inbox found the request invalid; ``errors`` lists every problem, each with a
+    JSON pointer into the request and a sentence."""
+
+    def __init__(self, errors: "List[Problem]", outcome: "Outcome") -> None:
+        self.errors = errors
+        self.outcome = outcome
+        lines = "".join(f"\n  {problem}" for problem in errors)
+        super().__init__(f'request "{outcome.id}" was rejected as invalid:{lines}')
+
+
+class Cancelled(NotAnswered):
+    """The request was withdrawn with a tombstone (``cancel/<id>``): by this process
+    (:func:`answer_inbox.withdraw`, a :class:`~answer_inbox.CancelToken`) or by anyone else
+    (``answer-inbox cancel``). There is no outcome."""
+
+    def __init__(self, id: str, reason: Optional[str] = None) -> None:
+        self.id = id
+        self.reason = reason
+        detail = f": {reason}" if reason else ""
+        super().__init__(f'request "{id}" was withdrawn by its asker{detail}')
+
+
+class TimedOut(NotAnswered):
+    """The wait's timeout passed first. The request stays pending: wait again with
+    ``placed``, or withdraw it."""
+
+    def __init__(self, placed: "Placed", timeout: float) -> None:
+        self.placed = placed
+        self.id = placed.id
+        self.timeout = timeout
+        super().__init__(
+            f'no outcome for request "{placed.id}" within {timeout:g} s; it is still pending'
+        )
+
+
+class SettledByPolicy(NotAnswered):
+    """A person's decision was required (``require_person=True``) but a policy
+    (autonomous mode, expiry) settled the request with its defaults. ``outcome`` is here
+    to inspect; its answers are the defaults, not anyone's decision."""
+
+    def __init__(self, outcome: "Outcome") -> None:
+        self.outcome = outcome
+        super().__init__(
+            f'request "{outcome.id}" was {outcome.status} by {outcome.answered_by}, not by a '
+            "person, and a person's answer was required"
+        )
+
+
+# --- An outcome that is not one -------------------------------------------------------
+
+
+class UntrustedOutcome(AnswerInboxError):
+    """``answers/<id>.json`` exists but cannot be trusted as the answer to this request
+    (docs/PROTOCOL.md, "Trusting an outcome"): it is not an outcome, answers another
+    request or another version of it, or contradicts itself about who decided. It is never
+    an answer. Since its name is taken, nobody can answer the request until the file is
+    removed; the asker may withdraw it."""
+
+    def __init__(self, id: str, reason: str) -> None:
+        self.id = id
+        self.reason = reason
+        super().__init__(f'the outcome file of "{id}" cannot be trusted: {reason}')

@@ -1,0 +1,157 @@
+"""Fixtures: a temporary spool per test, and the real ``answer-inbox`` binary as the
+operator's side.
+
+The binary comes from ``$ANSWER_INBOX_BIN``, else ``$CARGO_TARGET_DIR/debug/answer-inbox``,
+else ``target/debug/answer-inbox`` in the repository. It runs with a home, data and config
+directory of the test's own, so no operator's policy, database or spool on this machine
+takes part.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+
+CLIENT_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = CLIENT_DIR.parent.parent
+
+# The package under test is the working tree's, not whatever may be installed.
+sys.path.insert(0, str(CLIENT_DIR / "src"))
+
+
+def binary_path() -> Path:
+    named = os.environ.get("ANSWER_INBOX_BIN")
+    if named:
+        return Path(named)
+    target = os.environ.get("CARGO_TARGET_DIR")
+    # Cargo takes a relative CARGO_TARGET_DIR from where it runs: the repository.
+    base = Path(target) if target else Path("target")
+    if not base.is_absolute():
+        base = REPO_DIR / base
+    return base / "debug" / "answer-inbox"
+
+
+@pytest.fixture(scope="session")
+def binary() -> Path:
+    path = binary_path()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(
+            f"the answer-inbox binary is not at {path}: build it first "
+            "(cargo build -p answer-inbox) or set ANSWER_INBOX_BIN"
+        )
+    return path
+
+
+class Inbox:
+    """The operator's side of one test's spool: the real ``answer-inbox`` commands."""
+
+    def __init__(self, binary: Path, base: Path) -> None:
+        self.binary = binary
+        self.base = base
+        self.spool = str(base / "spool")
+        self.db = str(base / "inbox.sqlite3")
+        self.home = base / "home"
+        self.env = isolated_env(self.home)
+
+    def run(
+        self, *args: str, spool: bool = True, env: Optional[Dict[str, str]] = None
+    ) -> "subprocess.CompletedProcess[str]":
+        """Runs ``answer-inbox [--spool S] --db D ARGS`` (with ``env`` added to its
+        environment) and returns what it did."""
+        where = ["--spool", self.spool] if spool else []
+        return subprocess.run(
+            [str(self.binary), *where, "--db", self.db, *args],
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def ok(self, *args: str) -> "subprocess.CompletedProcess[str]":
+        done = self.run(*args)
+        assert done.returncode == 0, f"answer-inbox {' '.join(args)}: {done.stderr}"
+        return done
+
+    def answer(self, id: str, **answers: str) -> Dict[str, Any]:
+        """``answer ID --set q=v ...``; returns the outcome it wrote."""
+        sets: List[str] = []
+        for question, value in answers.items():
+            sets += ["--set", f"{question}={value}"]
+        return json.loads(self.ok("answer", id, *sets).stdout)
+
+    def decline(self, id: str, reason: str) -> Dict[str, Any]:
+        return json.loads(self.ok("answer", id, "--decline", reason).stdout)
+
+    @contextmanager
+    def watching(self) -> Iterator["subprocess.Popen[bytes]"]:
+        """``answer-inbox watch`` running for the block: it settles expiry, autonomous
+        mode and invalid requests. Stopped (by its own pid) afterwards."""
+        process = subprocess.Popen(
+            [str(self.binary), "--spool", self.spool, "--db", self.db, "watch", "--no-notify"],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def outcome_file(self, id: str) -> Optional[Dict[str, Any]]:
+        path = Path(self.spool, "answers", f"{id}.json")
+        return json.loads(path.read_text()) if path.exists() else None
+
+
+def isolated_env(home: Path) -> Dict[str, str]:
+    """This process's environment without any Answer Inbox setting, and with a home of
+    the test's own (the XDG data and config directories in it)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("ANSWER_INBOX_") and not key.startswith("XDG_")
+    }
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    env["HOME"] = str(home)
+    env["XDG_DATA_HOME"] = str(home / "data")
+    env["XDG_CONFIG_HOME"] = str(home / "config")
+    return env
+
+
+@pytest.fixture
+def inbox(binary: Path, tmp_path: Path) -> Inbox:
+    return Inbox(binary, tmp_path)
+
+
+def wait_until(condition: Any, timeout: float = 20.0, what: str = "the condition") -> None:
+    """Polls ``condition()`` until it is true; fails the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def confirm_request(**fields: Any) -> Dict[str, Any]:
+    """An envelope with one yes/no question, ``go``."""
+    request: Dict[str, Any] = {
+        "inbox": 1,
+        "title": "Deploy billing 2.14",
+        "questions": [{"id": "go", "question": "Deploy to production now?", "type": "confirm"}],
+    }
+    request.update(fields)
+    return request
