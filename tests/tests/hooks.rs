@@ -23,7 +23,11 @@ fn state_dir(inbox: &Inbox) -> PathBuf {
 }
 
 fn hook_command(inbox: &Inbox, timeout: &str) -> Command {
-    let mut cmd = inbox.cmd(&["hook", "claude-code", "--timeout", timeout]);
+    agent_hook_command(inbox, "claude-code", timeout)
+}
+
+fn agent_hook_command(inbox: &Inbox, agent: &str, timeout: &str) -> Command {
+    let mut cmd = inbox.cmd(&["hook", agent, "--timeout", timeout]);
     // Never the account's own state directory.
     cmd.env("XDG_STATE_HOME", state_dir(inbox))
         .stdin(Stdio::piped())
@@ -304,4 +308,43 @@ fn the_description_shows_the_command_or_the_diff() {
     assert!(text.contains("cargo publish --token"), "{text}");
     answer(&inbox, &id, &["--set", "decision=Deny"]);
     hook.wait_with_output().unwrap();
+}
+
+/// Codex's PermissionRequest payload (codex-rs/hooks: the same fields as Claude Code's, plus
+/// turn_id and model), answered with the same decision shape; the request names Codex.
+#[test]
+fn codex_permission_requests_are_answered_in_the_same_shape_and_name_codex() {
+    let inbox = Inbox::new();
+    let mut hook = agent_hook_command(&inbox, "codex", "60s").spawn().unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(&fixture("codex-permission-request-bash.json"))
+        .unwrap();
+    let (id, request) = placed_request(&inbox);
+    assert_eq!(request["source"]["app"], "codex", "{request}");
+    assert!(
+        request["title"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Codex wants to run: rm -f /tmp/example")),
+        "{request}"
+    );
+    answer(&inbox, &id, &["--set", "decision=Allow once"]);
+    let value = printed(&hook.wait_with_output().unwrap());
+    let specific = &value["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PermissionRequest");
+    assert_eq!(specific["decision"]["behavior"], "allow", "{value}");
+
+    // Codex's PreToolUse hook can only block, so it is refused (nothing printed, exit 1).
+    let pre = String::from_utf8(fixture("pre-tool-use-bash.json")).unwrap();
+    let out = agent_hook_command(&inbox, "codex", "60s")
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(pre.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing that could read as allow");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PermissionRequest"));
 }

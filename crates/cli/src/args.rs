@@ -105,7 +105,7 @@ pub enum Command {
     Hook(HookArgs),
 }
 
-/// Answer an agent's permission hooks from the inbox: `hook claude-code`.
+/// Answer an agent's permission hooks from the inbox: `hook claude-code`, `hook codex`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
     #[command(subcommand)]
@@ -136,13 +136,28 @@ pub enum HookAgent {
     Give the hook a `timeout` (seconds) longer than --timeout, or Claude Code stops waiting \
     first."
     )]
-    ClaudeCode(ClaudeCodeHookArgs),
+    ClaudeCode(AgentHookArgs),
+    /// Codex's PermissionRequest hook: ask the operator whether a command Codex wants
+    /// approved may run.
+    #[command(
+        long_about = "Codex's PermissionRequest hook: ask the operator whether a command \
+    Codex wants approved may run (Codex 0.124 or later: hooks on by default). Codex's hooks \
+    take Claude Code's input fields and, for PermissionRequest, its decision output, so this \
+    behaves as `hook claude-code` does: Allow once, Deny (with a reason Codex is told), Allow \
+    for this session (<XDG state dir>/answer-inbox/codex-sessions/). A timeout, an expired \
+    request or any error prints nothing, and Codex shows its own approval prompt. Codex's \
+    PreToolUse hook can only block, so it is refused here.\n\n\
+    In ~/.codex/config.toml (examples/codex/config.toml):\n  \
+    [[hooks.PermissionRequest]]\n  [[hooks.PermissionRequest.hooks]]\n  type = \"command\"\n  \
+    command = \"answer-inbox hook codex\"\n  timeout = 660"
+    )]
+    Codex(AgentHookArgs),
 }
 
 #[derive(Debug, Args)]
-pub struct ClaudeCodeHookArgs {
-    /// How long to wait for the operator (30s, 10m, 1h); then the request expires and Claude
-    /// Code asks in the terminal.
+pub struct AgentHookArgs {
+    /// How long to wait for the operator (30s, 10m, 1h); then the request expires and the
+    /// agent asks in the terminal.
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     pub timeout: Duration,
 }

@@ -54,11 +54,11 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use inbox_client::{prepare, AskError, AskOptions, Asker, Outcome, OutcomeStatus, Reply};
 
-use crate::args::{ClaudeCodeHookArgs, HookAgent, HookArgs, LocationArgs};
+use crate::args::{AgentHookArgs, HookAgent, HookArgs, LocationArgs};
 use crate::{exit, locations, output};
 
 use decision::Decision;
-use payload::ToolCall;
+use payload::{Agent, ToolCall};
 use session::SessionMemory;
 
 /// Hook input is a tool call's arguments: a Write of a large file is the biggest. Anything
@@ -71,11 +71,12 @@ const EXPIRY_GRACE: Duration = Duration::from_secs(2);
 
 pub fn run(locations: &LocationArgs, args: &HookArgs) -> Result<u8> {
     match &args.agent {
-        HookAgent::ClaudeCode(args) => claude_code(locations, args),
+        HookAgent::ClaudeCode(args) => answer_hook(locations, args, Agent::ClaudeCode),
+        HookAgent::Codex(args) => answer_hook(locations, args, Agent::Codex),
     }
 }
 
-fn claude_code(locations: &LocationArgs, args: &ClaudeCodeHookArgs) -> Result<u8> {
+fn answer_hook(locations: &LocationArgs, args: &AgentHookArgs, agent: Agent) -> Result<u8> {
     let mut input = Vec::new();
     std::io::stdin()
         .take(MAX_INPUT_BYTES + 1)
@@ -85,8 +86,8 @@ fn claude_code(locations: &LocationArgs, args: &ClaudeCodeHookArgs) -> Result<u8
         anyhow::bail!("the hook input is larger than {MAX_INPUT_BYTES} bytes; not asking");
     }
     // Bad input is an error: exit 1, nothing on standard output, Claude Code asks itself.
-    let call = payload::parse(&input)?;
-    let memory = SessionMemory::open(&SessionMemory::default_root()?, &call.session_id)?;
+    let call = payload::parse_for(agent, &input)?;
+    let memory = SessionMemory::open(&SessionMemory::default_root(agent)?, &call.session_id)?;
 
     let decision = decide(locations, args, &call, &memory);
     if let Some(json) = decision::output(call.event, &decision) {
@@ -102,7 +103,7 @@ fn claude_code(locations: &LocationArgs, args: &ClaudeCodeHookArgs) -> Result<u8
 /// becomes a fallback, never an allow.
 fn decide(
     locations: &LocationArgs,
-    args: &ClaudeCodeHookArgs,
+    args: &AgentHookArgs,
     call: &ToolCall,
     memory: &SessionMemory,
 ) -> Decision {
@@ -127,7 +128,7 @@ fn decide(
 /// Places the request, waits, and reads the operator's answer.
 fn ask(
     locations: &LocationArgs,
-    args: &ClaudeCodeHookArgs,
+    args: &AgentHookArgs,
     call: &ToolCall,
     memory: &SessionMemory,
 ) -> Result<Decision> {
@@ -155,8 +156,10 @@ fn ask(
     };
     let reply = match reply {
         // Nobody expired it in time (no inbox running?): withdraw it, so nobody answers a
-        // question Claude Code no longer waits for. An outcome written meanwhile still wins.
-        Reply::TimedOut { .. } => asker.withdraw(&id, "Claude Code stopped waiting")?,
+        // question the agent no longer waits for. An outcome written meanwhile still wins.
+        Reply::TimedOut { .. } => {
+            asker.withdraw(&id, &format!("{} stopped waiting", call.agent.name()))?
+        }
         reply => reply,
     };
     Ok(match reply {

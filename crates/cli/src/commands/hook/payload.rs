@@ -23,9 +23,37 @@ impl HookEvent {
     }
 }
 
-/// One tool call Claude Code asks about.
+/// Which agent runs the hook. Codex's hooks take Claude Code's schema (the same input
+/// fields, and for PermissionRequest the same `decision` output); only who is named, and
+/// where session allowances are kept, differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+}
+
+impl Agent {
+    /// As people call it: "Claude Code", "Codex".
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+        }
+    }
+
+    /// The request's source app: `claude-code`, `codex`.
+    pub fn app(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+        }
+    }
+}
+
+/// One tool call an agent asks about.
 #[derive(Debug, Clone)]
 pub struct ToolCall {
+    pub agent: Agent,
     pub event: HookEvent,
     pub session_id: String,
     /// The agent's working directory, when given.
@@ -49,12 +77,27 @@ struct Raw {
     permission_mode: Option<String>,
 }
 
-/// Reads a hook payload, or says what is wrong with it.
+/// Reads a Claude Code hook payload, or says what is wrong with it.
+#[cfg(test)]
 pub fn parse(bytes: &[u8]) -> Result<ToolCall> {
-    let raw: Raw = serde_json::from_slice(bytes).context(
-        "the hook input on standard input is not a JSON object of Claude Code's hook fields",
-    )?;
+    parse_for(Agent::ClaudeCode, bytes)
+}
+
+/// Reads `agent`'s hook payload, or says what is wrong with it.
+pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
+    let raw: Raw = serde_json::from_slice(bytes).with_context(|| {
+        format!(
+            "the hook input on standard input is not a JSON object of {}'s hook fields",
+            agent.name()
+        )
+    })?;
     let event = match raw.hook_event_name.as_deref() {
+        // Codex's PreToolUse hook can only block a call, not allow one: its approvals go
+        // through PermissionRequest.
+        Some("PreToolUse") if agent == Agent::Codex => bail!(
+            "Codex's PreToolUse hook can only block a call; configure this command as its \
+             PermissionRequest hook (examples/codex/config.toml)"
+        ),
         Some("PreToolUse") => HookEvent::PreToolUse,
         Some("PermissionRequest") => HookEvent::PermissionRequest,
         Some(other) => bail!(
@@ -78,6 +121,7 @@ pub fn parse(bytes: &[u8]) -> Result<ToolCall> {
         None => bail!("the hook input has no tool_input"),
     };
     Ok(ToolCall {
+        agent,
         event,
         session_id,
         cwd: raw.cwd.filter(|cwd| !cwd.is_empty()),

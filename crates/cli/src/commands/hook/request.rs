@@ -33,7 +33,7 @@ pub fn build(call: &ToolCall, timeout: Duration) -> Value {
     // Every field within the protocol's limits, so an odd payload (a long MCP tool name, a
     // deep path) is still asked about rather than refused as an invalid request.
     let mut source = json!({
-        "app": "claude-code",
+        "app": call.agent.app(),
         "run": call.session_id,
         "tool": shorten(&call.tool_name, MAX_SOURCE_CHARS),
     });
@@ -55,7 +55,8 @@ pub fn build(call: &ToolCall, timeout: Duration) -> Value {
             {
                 "id": DECISION_ID,
                 "question": format!(
-                    "Allow Claude Code to use {}?",
+                    "Allow {} to use {}?",
+                    call.agent.name(),
                     shorten(&call.tool_name, MAX_SOURCE_CHARS)
                 ),
                 "type": "choice",
@@ -66,7 +67,7 @@ pub fn build(call: &ToolCall, timeout: Duration) -> Value {
                 // The native shape has no "required if": the reason is optional, and a deny
                 // without one tells Claude a standard message.
                 "id": REASON_ID,
-                "question": "If you deny it: why? (Claude is told)",
+                "question": format!("If you deny it: why? ({} is told)", call.agent.name()),
                 "type": "text",
                 "required": false,
             }
@@ -81,12 +82,13 @@ fn title(call: &ToolCall) -> String {
         if shown.len() < command.trim_end().len() {
             shown.push('…');
         }
-        return format!("Claude Code wants to run: {shown}");
+        return format!("{} wants to run: {shown}", call.agent.name());
     }
+    let agent = call.agent.name();
     match (call.tool_name.as_str(), call.input_str("file_path")) {
-        ("Edit" | "MultiEdit", Some(path)) => format!("Claude Code wants to edit {path}"),
-        ("Write", Some(path)) => format!("Claude Code wants to write {path}"),
-        (tool, _) => format!("Claude Code wants to use {tool}"),
+        ("Edit" | "MultiEdit", Some(path)) => format!("{agent} wants to edit {path}"),
+        ("Write", Some(path)) => format!("{agent} wants to write {path}"),
+        (tool, _) => format!("{agent} wants to use {tool}"),
     }
 }
 

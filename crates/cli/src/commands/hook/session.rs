@@ -64,12 +64,16 @@ impl SessionMemory {
         })
     }
 
-    /// The default directory: `<XDG state dir>/answer-inbox/claude-code-sessions` (the data
-    /// dir where the platform has no state dir).
-    pub fn default_root() -> Result<PathBuf> {
+    /// The default directory: `<XDG state dir>/answer-inbox/<agent>-sessions`
+    /// (`claude-code-sessions`, `codex-sessions`; the data dir where the platform has no
+    /// state dir).
+    pub fn default_root(agent: super::payload::Agent) -> Result<PathBuf> {
         dirs::state_dir()
             .or_else(dirs::data_dir)
-            .map(|dir| dir.join("answer-inbox").join("claude-code-sessions"))
+            .map(|dir| {
+                dir.join("answer-inbox")
+                    .join(format!("{}-sessions", agent.app()))
+            })
             .context("cannot find the user's state directory (is HOME set?)")
     }
 
