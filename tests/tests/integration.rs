@@ -18,6 +18,7 @@ mod notifications;
 mod overflow;
 mod policy;
 mod race;
+mod readme;
 mod spool_safety;
 mod team;
 mod web;

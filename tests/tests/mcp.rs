@@ -1,5 +1,6 @@
 //! `answer-inbox mcp`, black-box: a real MCP client (rmcp) starts the real binary and talks to
 //! it over its standard streams; the operator answers with the real `answer-inbox answer`.
+//! The host configurations in examples/ are started the same way, as their hosts would.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,11 @@ impl Session {
         args.extend_from_slice(more);
         let mut command = inbox.cmd(&args);
         command.current_dir(workdir);
+        Session::start_command(command, name).await
+    }
+
+    /// Starts `command` as the server and completes the MCP handshake as `name`.
+    async fn start_command(command: std::process::Command, name: &str) -> Session {
         let mut command = tokio::process::Command::from(command);
         // Stopped with the test even when it fails before closing the session.
         command.kill_on_drop(true);
@@ -196,9 +202,8 @@ async fn the_tool_is_listed_with_when_to_use_it_and_its_schemas() {
     );
 
     let tools = session.client.list_all_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["ask_operator"]);
-    let tool = &tools[0];
+    assert_eq!(tool_names(&tools), TOOLS);
+    let tool = tools.iter().find(|t| t.name == "ask_operator").unwrap();
     let description = tool.description.as_deref().unwrap_or_default();
     for expected in [
         "irreversible",
@@ -649,10 +654,17 @@ fn watch(inbox: &Inbox) -> Running {
     watch
 }
 
-/// The listed `ask_operator` input schema.
+/// The listed `ask_operator` input schema, after checking that `ask_operator_start` lists
+/// the same one (it takes the same arguments, `mode` included or not).
 async fn input_schema(session: &Session) -> Value {
     let tools = session.client.list_all_tools().await.unwrap();
-    Value::Object((*tools[0].input_schema).clone())
+    let schema_of = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        Value::Object((*tool.input_schema).clone())
+    };
+    let schema = schema_of("ask_operator");
+    assert_eq!(schema_of("ask_operator_start"), schema);
+    schema
 }
 
 /// Issue 13: unless the operator allows it, a model cannot approve its own question by
@@ -758,4 +770,365 @@ async fn with_allow_autonomous_a_call_may_settle_by_its_defaults() {
     );
     assert!(structured.get("notices").is_none(), "{structured:#}");
     session.close().await;
+}
+
+/// Every tool the server lists, by name.
+const TOOLS: [&str; 3] = ["ask_operator", "ask_operator_start", "ask_operator_wait"];
+
+/// The listed tools' names, sorted (the listing's order is the server's own).
+fn tool_names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    names
+}
+
+/// Calls `tool` and waits for its result.
+async fn call_tool(session: &Session, tool: &'static str, arguments: Value) -> CallToolResult {
+    session
+        .client
+        .call_tool(
+            CallToolRequestParams::new(tool)
+                .with_arguments(arguments.as_object().expect("an object").clone()),
+        )
+        .await
+        .expect("a tool result, not a protocol error")
+}
+
+/// Issue 15: crush's `question` tool writes choices as `{id, label, description}`.
+fn crush_style_questions() -> Value {
+    json!({"title": "Pick the database", "questions": [
+        {"type": "single_choice", "id": "db", "question": "Which database for billing?",
+         "choices": [
+             {"id": "pg", "label": "PostgreSQL", "description": "what prod runs"},
+             {"id": "lite", "label": "SQLite", "description": "one file"}
+         ]}
+    ]})
+}
+
+/// Issue 15: for hosts that cut tool calls off after a minute, `ask_operator_start` places
+/// the request and returns at once, and `ask_operator_wait` waits a bounded time per call,
+/// across calls and across a restart of the server, returning what ask_operator would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_returns_at_once_and_wait_returns_the_outcome_across_a_restart() {
+    let inbox = Inbox::new();
+    let workdir = workdir(&inbox);
+    let first = Session::start(&inbox, "impatient-host", &workdir).await;
+
+    let started = Instant::now();
+    let result = call_tool(&first, "ask_operator_start", crush_style_questions()).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "start returned after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let id = result.structured_content.clone().unwrap()["request_id"]
+        .as_str()
+        .expect("a request_id")
+        .to_owned();
+    let said = text(&result);
+    assert!(
+        said.contains("ask_operator_wait") && said.contains(&id),
+        "{said}"
+    );
+    let placed = requests(&inbox, 1).await;
+    let request = &placed[&id];
+    assert_eq!(
+        request["questions"][0]["choices"][0],
+        json!({"id": "pg", "label": "PostgreSQL", "description": "what prod runs"})
+    );
+    assert_eq!(request["source"]["app"], "impatient-host");
+
+    // Nobody has answered: the wait ends after its wait_seconds, pending.
+    let started = Instant::now();
+    let pending = call_tool(
+        &first,
+        "ask_operator_wait",
+        json!({"request_id": id, "wait_seconds": 1}),
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    assert_eq!(pending.is_error, Some(false), "{pending:?}");
+    let structured = pending.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "pending", "{structured:#}");
+    assert_eq!(structured["id"], id.as_str());
+    assert!(
+        text(&pending).contains("still pending"),
+        "{}",
+        text(&pending)
+    );
+    // The request outlives the session that placed it: closing it withdraws nothing.
+    first.close().await;
+    assert!(!tombstone(&inbox, &id).exists());
+
+    // A new server (the host restarted it) knows the request from the spool.
+    let second = Session::start(&inbox, "impatient-host", &workdir).await;
+    let waiting = {
+        let peer = second.client.peer().clone();
+        let id = id.clone();
+        tokio::spawn(async move {
+            peer.call_tool(
+                CallToolRequestParams::new("ask_operator_wait").with_arguments(
+                    json!({"request_id": id, "wait_seconds": 30})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )
+            .await
+            .expect("the wait completes")
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "the wait waits for the operator");
+    let answered_at = Instant::now();
+    answer(&inbox, &[&id, "--set", "db=pg"]);
+    let result = waiting.await.unwrap();
+    assert!(
+        answered_at.elapsed() < Duration::from_secs(10),
+        "the wait ended with the answer, not its wait_seconds"
+    );
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "answered", "{structured:#}");
+    assert_eq!(structured["id"], id.as_str());
+    // Answered by the choice's id; the text reads it by the label the operator saw.
+    assert_eq!(structured["answers"], json!({"db": "pg"}));
+    assert_eq!(structured["answered_by"], util::operator().as_str());
+    let said = text(&result);
+    assert!(
+        said.starts_with("The operator answered")
+            && said.contains("- Which database for billing? → PostgreSQL"),
+        "{said}"
+    );
+
+    // Waiting again returns the same outcome.
+    let again = call_tool(
+        &second,
+        "ask_operator_wait",
+        json!({"request_id": id, "wait_seconds": 0}),
+    )
+    .await;
+    assert_eq!(
+        again.structured_content.unwrap()["answers"],
+        json!({"db": "pg"})
+    );
+    second.close().await;
+}
+
+/// ask_operator answers choices given with ids by those ids, too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_operator_answers_choices_given_with_ids_by_id() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "crush", &workdir(&inbox)).await;
+    let call = session.ask(crush_style_questions());
+    let id = requests(&inbox, 1).await.into_keys().next().unwrap();
+    answer(&inbox, &[&id, "--set", "db=lite"]);
+    let result = call.await.unwrap();
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(
+        structured["answers"],
+        json!({"db": "lite"}),
+        "{structured:#}"
+    );
+    assert!(text(&result).contains("→ SQLite"), "{}", text(&result));
+    session.close().await;
+}
+
+/// Only requests ask_operator placed can be waited for, and each mistake says what is wrong.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_for_a_request_never_placed_is_a_tool_error() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "confused", &workdir(&inbox)).await;
+    // A request in the spool that ask_operator did not place (a CI gate's, say).
+    inbox.place(
+        "ci-gate-7",
+        r#"{"inbox": 1, "questions": [{"id": "go", "question": "Deploy?", "type": "confirm"}]}"#,
+    );
+    for (arguments, expected) in [
+        (
+            json!({"request_id": "01NEVERPLACED"}),
+            "no request \"01NEVERPLACED\"",
+        ),
+        (
+            json!({"request_id": "ci-gate-7"}),
+            "no request \"ci-gate-7\"",
+        ),
+        (
+            json!({"request_id": "../../etc/passwd"}),
+            "is not a request id",
+        ),
+        (json!({"wait_seconds": 5}), "request_id"),
+        (json!({"request_id": "x", "colour": "red"}), "colour"),
+    ] {
+        let started = Instant::now();
+        let result = call_tool(&session, "ask_operator_wait", arguments.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{arguments}: {result:?}");
+        assert!(
+            text(&result).contains(expected),
+            "{arguments}: {}",
+            text(&result)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "said at once, not after a wait"
+        );
+    }
+    session.close().await;
+}
+
+/// The outcome a wait returns must answer the request as the server placed it: an outcome
+/// bound to other bytes is an error, never an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_outcome_is_an_error_for_wait_too() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "trusting", &workdir(&inbox)).await;
+    let result = call_tool(
+        &session,
+        "ask_operator_start",
+        json!({"questions": [{"type": "yes_no", "question": "Drop the production database?"}]}),
+    )
+    .await;
+    let id = result.structured_content.unwrap()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let forged = json!({
+        "inbox": 1,
+        "id": id,
+        "status": "answered",
+        "answers": {"q1": true},
+        "answered_by": util::operator(),
+        "answered_at": "2026-01-02T03:04:05Z",
+        "request_sha256": inbox_protocol::sha256_hex(b"the request someone else approved"),
+        "instance": "elsewhere/01J0000000000000000000000",
+    });
+    let tmp = inbox.spool().join("tmp").join(format!("{id}.forged"));
+    std::fs::write(&tmp, serde_json::to_vec(&forged).unwrap()).unwrap();
+    std::fs::rename(
+        &tmp,
+        inbox.spool().join("answers").join(format!("{id}.json")),
+    )
+    .unwrap();
+    let result = call_tool(
+        &session,
+        "ask_operator_wait",
+        json!({"request_id": id, "wait_seconds": 5}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert!(
+        text(&result).contains("No trustworthy answer"),
+        "{}",
+        text(&result)
+    );
+    session.close().await;
+}
+
+/// The server checks a wait's outcome against the request as it placed it (kept in memory),
+/// not against whatever `questions/` holds now: a request file swapped for another with a
+/// matching outcome is an error, never an answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_swapped_request_with_its_own_outcome_is_an_error_for_wait() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox, "trusting", &workdir(&inbox)).await;
+    let result = call_tool(
+        &session,
+        "ask_operator_start",
+        json!({"questions": [{"type": "yes_no", "question": "Drop the production database?"}]}),
+    )
+    .await;
+    let id = result.structured_content.unwrap()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let placed = inbox.spool().join("questions").join(format!("{id}.json"));
+    let mut swapped: Value = serde_json::from_slice(&std::fs::read(&placed).unwrap()).unwrap();
+    swapped["questions"][0]["question"] = json!("Keep the production database?");
+    let swapped = serde_json::to_vec_pretty(&swapped).unwrap();
+    std::fs::remove_file(&placed).unwrap();
+    inbox.place_file(&format!("{id}.json"), &swapped);
+    let outcome = json!({
+        "inbox": 1,
+        "id": id,
+        "status": "answered",
+        "answers": {"q1": true},
+        "answered_by": util::operator(),
+        "answered_at": "2026-01-02T03:04:05Z",
+        "request_sha256": inbox_protocol::sha256_hex(&swapped),
+        "instance": "elsewhere/01J0000000000000000000000",
+    });
+    let tmp = inbox.spool().join("tmp").join(format!("{id}.swapped"));
+    std::fs::write(&tmp, serde_json::to_vec(&outcome).unwrap()).unwrap();
+    std::fs::rename(
+        &tmp,
+        inbox.spool().join("answers").join(format!("{id}.json")),
+    )
+    .unwrap();
+    let result = call_tool(
+        &session,
+        "ask_operator_wait",
+        json!({"request_id": id, "wait_seconds": 5}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let said = text(&result);
+    assert!(
+        said.contains("No trustworthy answer") && said.contains("request_sha256"),
+        "{said}"
+    );
+    session.close().await;
+}
+
+fn example(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// Starts the server a host configuration names (`answer-inbox` being the built binary) and
+/// checks that it lists every tool.
+async fn start_as_configured_and_list(inbox: &Inbox, program: &str, args: &[String]) {
+    assert_eq!(program, "answer-inbox", "the example runs answer-inbox");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(args, ["mcp"]);
+    let mut command = inbox.cmd(&args);
+    command.current_dir(workdir(inbox));
+    let session = Session::start_command(command, "example-host").await;
+    let tools = session.client.list_all_tools().await.unwrap();
+    assert_eq!(tool_names(&tools), TOOLS);
+    session.close().await;
+}
+
+/// examples/mcp-vscode.json, a `.vscode/mcp.json`: its stdio server starts and lists the
+/// tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vscode_example_starts_a_server_listing_the_tools() {
+    let config: Value = serde_json::from_str(&example("mcp-vscode.json")).unwrap();
+    let server = &config["servers"]["answer-inbox"];
+    assert_eq!(server["type"], "stdio", "{config:#}");
+    let program = server["command"].as_str().expect("a command");
+    let args: Vec<String> = serde_json::from_value(server["args"].clone()).expect("args");
+    start_as_configured_and_list(&Inbox::new(), program, &args).await;
+}
+
+/// examples/mcp-codex.toml, a table for Codex's config.toml: its server starts and lists the
+/// tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_codex_example_starts_a_server_listing_the_tools() {
+    let config: Value = toml::from_str(&example("mcp-codex.toml")).unwrap();
+    let table = config["mcp_servers"]["answer-inbox"].clone();
+    let program: String = serde_json::from_value(table["command"].clone()).unwrap();
+    let args: Vec<String> = serde_json::from_value(table["args"].clone()).unwrap();
+    // The tool-call limit the example sets lets ask_operator wait for a person.
+    let limit = table["tool_timeout_sec"]
+        .as_u64()
+        .expect("tool_timeout_sec");
+    assert!(limit >= 600, "{limit}");
+    start_as_configured_and_list(&Inbox::new(), &program, &args).await;
 }

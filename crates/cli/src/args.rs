@@ -547,7 +547,8 @@ pub struct DemoArgs {}
 #[derive(Debug, Args)]
 #[command(
     long_about = "Serve Answer Inbox to AI agents: an MCP (Model Context Protocol) server on \
-    standard input and output, with one tool, `ask_operator`.\n\n\
+    standard input and output, with the tool `ask_operator`, and `ask_operator_start` / \
+    `ask_operator_wait` for hosts that cut long tool calls.\n\n\
     An agent calls it with a batch of structured questions (yes/no, single or multiple \
     choice, free text). The request is validated and placed in the spool as `ask` does, and \
     the call returns once the request is settled: the operator's answers (as structured \

@@ -71,7 +71,7 @@ pub struct QuestionInput {
     #[schemars(length(max = 20000))]
     pub description: Option<String>,
     /// For single_choice and multi_choice: the options, few (2 to 5) and concrete. The
-    /// answer names the chosen option by its label.
+    /// answer names the chosen option by its `id`, or by its label when it has none.
     #[schemars(length(max = 100))]
     pub choices: Option<Vec<ChoiceInput>>,
     /// A short tab label for this question in a batch, e.g. "Database".
@@ -83,8 +83,8 @@ pub struct QuestionInput {
     #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"))]
     pub id: Option<String>,
     /// The answer to use if the operator skips the question or the request expires (and in
-    /// autonomous mode, where offered): true/false for yes_no, a choice label for
-    /// single_choice, a list of labels for multi_choice, a string for free_text.
+    /// autonomous mode, where offered): true/false for yes_no, a choice's id or label for
+    /// single_choice, a list of those for multi_choice, a string for free_text.
     pub default: Option<Value>,
     /// Whether the operator must answer. Default true.
     pub required: Option<bool>,
@@ -94,7 +94,12 @@ pub struct QuestionInput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[allow(dead_code)]
 pub struct ChoiceInput {
-    /// What the operator picks, and what the answer contains, e.g. "PostgreSQL".
+    /// What the answer contains when this option is chosen, e.g. "pg"; distinct within the
+    /// question. Default: the label.
+    #[schemars(length(min = 1, max = 128))]
+    pub id: Option<String>,
+    /// What the operator sees and picks, e.g. "PostgreSQL"; also the answer when the option
+    /// has no `id`.
     #[schemars(length(min = 1, max = 500))]
     pub label: String,
     /// Markdown explaining this option: its consequences, costs, trade-offs.
@@ -127,6 +132,35 @@ pub enum PriorityInput {
     Critical,
 }
 
+/// The arguments of `ask_operator_wait`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitInput {
+    /// The request_id ask_operator_start returned.
+    pub request_id: String,
+    /// How long this call waits for the outcome before it returns status `pending`: 0 to
+    /// 50 seconds (more is taken as 50). Default 50. Keep it below your host's tool-call
+    /// time limit.
+    #[schemars(range(min = 0, max = 50))]
+    pub wait_seconds: Option<u64>,
+}
+
+/// The input schema of `ask_operator_wait`.
+pub fn wait_schema() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<WaitInput>()
+        .expect("the wait input has an object schema")
+}
+
+/// `ask_operator_wait`'s arguments, or what is wrong with them.
+pub fn wait_input(arguments: &JsonObject) -> Result<WaitInput, String> {
+    serde_json::from_value(Value::Object(arguments.clone())).map_err(|error| {
+        format!(
+            "The arguments of ask_operator_wait have a problem: {error}. Call it as \
+             {{\"request_id\": \"<the id ask_operator_start returned>\", \"wait_seconds\": 50}}."
+        )
+    })
+}
+
 const REQUEST_KEYS: &[&str] = &[
     "title",
     "questions",
@@ -147,7 +181,7 @@ const QUESTION_KEYS: &[&str] = &[
     "default",
     "required",
 ];
-const CHOICE_KEYS: &[&str] = &["label", "description"];
+const CHOICE_KEYS: &[&str] = &["id", "label", "description"];
 const TYPES: &[&str] = &["yes_no", "single_choice", "multi_choice", "free_text"];
 
 /// The input schema advertised for the tool: without `mode` unless autonomous mode is
@@ -195,6 +229,9 @@ pub fn prepare_request(
     let known = request_keys(autonomy);
     let mut problems = Vec::new();
     let mut notices = Vec::new();
+    // The choices whose id is their label: the protocol's word on such an id is about the
+    // label.
+    let mut labelled = BTreeSet::new();
     let mut request = Map::new();
     request.insert("inbox".into(), json!(1));
     request.insert("source".into(), source);
@@ -213,7 +250,7 @@ pub fn prepare_request(
         } else if !known.contains(&key.as_str()) {
             problems.push(unknown(String::new(), key, &known));
         } else if key == "questions" {
-            request.insert(key.clone(), questions(value, &mut problems));
+            request.insert(key.clone(), questions(value, &mut problems, &mut labelled));
         } else {
             request.insert(key.clone(), value.clone());
         }
@@ -228,7 +265,7 @@ pub fn prepare_request(
             for problem in found
                 .into_iter()
                 .filter(|p| !explained.contains(&p.pointer))
-                .filter_map(in_input_terms)
+                .filter_map(|problem| in_input_terms(problem, &labelled))
             {
                 // A label's problem is also its id's (the id is made from it): say it once.
                 if !problems.contains(&problem) {
@@ -243,7 +280,7 @@ pub fn prepare_request(
     }
 }
 
-fn questions(value: &Value, problems: &mut Vec<Problem>) -> Value {
+fn questions(value: &Value, problems: &mut Vec<Problem>, labelled: &mut BTreeSet<String>) -> Value {
     let Some(list) = value.as_array() else {
         // The protocol's schema names the problem.
         return value.clone();
@@ -282,7 +319,7 @@ fn questions(value: &Value, problems: &mut Vec<Problem>) -> Value {
                         // applying another dialect's rules to it).
                         json!("free_text")
                     }
-                    "choices" => choices(value, &at, problems),
+                    "choices" => choices(value, &at, problems, labelled),
                     _ => value.clone(),
                 };
                 out.insert(key.clone(), translated);
@@ -293,9 +330,17 @@ fn questions(value: &Value, problems: &mut Vec<Problem>) -> Value {
     Value::Array(translated)
 }
 
-/// Choices as the protocol has them, `{id, label, description}`, the id being the label: the
-/// answer then names what the operator saw, and labels must differ anyway.
-fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
+/// Choices as the protocol has them, `{id, label, description}`. A choice given without an
+/// id (the usual case) gets its label as id: the answer then names what the operator saw,
+/// and labels must differ anyway. One given with an id (crush's `question` tool writes
+/// them so) keeps it, and the answer names it by that id; its pointer goes into `labelled`
+/// otherwise.
+fn choices(
+    value: &Value,
+    at: &str,
+    problems: &mut Vec<Problem>,
+    labelled: &mut BTreeSet<String>,
+) -> Value {
     let Some(list) = value.as_array() else {
         return value.clone();
     };
@@ -315,8 +360,11 @@ fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
                     problems.push(unknown(at.clone(), key, CHOICE_KEYS));
                 }
             }
-            if let Some(label) = fields.get("label").filter(|l| l.is_string()) {
-                out.insert("id".into(), label.clone());
+            if !out.contains_key("id") {
+                if let Some(label) = fields.get("label").filter(|l| l.is_string()) {
+                    out.insert("id".into(), label.clone());
+                    labelled.insert(at);
+                }
             }
             Value::Object(out)
         })
@@ -324,16 +372,17 @@ fn choices(value: &Value, at: &str, problems: &mut Vec<Problem>) -> Value {
     Value::Array(translated)
 }
 
-/// A problem with a choice's id is one with its label: the id is made from the label. A
-/// missing id is a missing label, which the protocol names already.
-fn in_input_terms(problem: Problem) -> Option<Problem> {
+/// A problem with a choice's id made from its label (`labelled`) is one with its label. A
+/// missing id is a missing label, which the protocol names already. A problem with an id
+/// the call gave stays the id's.
+fn in_input_terms(problem: Problem, labelled: &BTreeSet<String>) -> Option<Problem> {
     if problem.pointer.contains("/choices/")
         && problem.message.contains("\"id\" is a required property")
     {
         return None;
     }
     Some(match problem.pointer.strip_suffix("/id") {
-        Some(choice) if choice.contains("/choices/") => Problem::new(
+        Some(choice) if labelled.contains(choice) => Problem::new(
             format!("{choice}/label"),
             problem.message.replace("choice id", "the label"),
         ),
@@ -567,7 +616,7 @@ mod tests {
                     {"type": "single_choice", "question": "Which?"},
                     {"type": "confirm", "question": "Go?"},
                     {"type": "multi_choice", "question": "Tags?", "options": ["a"],
-                     "choices": [{"label": "a", "id": "x"}, {"label": "a"}]},
+                     "choices": [{"label": "a", "value": "x"}, {"label": "a"}]},
                     {"type": "yes_no", "question": ""}
                 ],
                 "priority": "urgent"
@@ -581,7 +630,7 @@ mod tests {
             "/questions/0/choices",
             "/questions/1/type",
             "/questions/2/options",
-            "/questions/2/choices/0/id",
+            "/questions/2/choices/0/value",
             "/questions/2/choices/1/label",
             "/questions/3/question",
             "/priority",
@@ -610,6 +659,114 @@ mod tests {
         assert!(
             problems.iter().any(|p| p.message.contains("questions")),
             "{problems:?}"
+        );
+    }
+
+    /// Choices as crush's `question` tool writes them, `{id, label, description}`: the ids
+    /// are kept (a default names one), and a choice without an id has its label as id.
+    #[test]
+    fn choices_keep_their_ids_and_labels_stand_in_for_missing_ones() {
+        let prepared = prepared(
+            &args(json!({"questions": [
+                {"type": "single_choice", "id": "db", "question": "Database?", "default": "pg",
+                 "choices": [
+                     {"id": "pg", "label": "PostgreSQL", "description": "what prod runs"},
+                     {"id": "lite", "label": "SQLite"},
+                     {"id": null, "label": "MariaDB"}
+                 ]},
+                {"type": "multi_choice", "question": "Tags?", "default": ["a"],
+                 "choices": [{"label": "a"}, {"label": "b"}]}
+            ]})),
+            json!({}),
+        )
+        .unwrap_or_else(|problems| panic!("{problems:#?}"));
+        let request = prepared.request();
+        let ids = |question: usize| -> Vec<(&str, &str)> {
+            request.questions[question]
+                .choices
+                .iter()
+                .map(|c| (c.id.as_str(), c.label.as_str()))
+                .collect()
+        };
+        assert_eq!(
+            ids(0),
+            [
+                ("pg", "PostgreSQL"),
+                ("lite", "SQLite"),
+                ("MariaDB", "MariaDB")
+            ]
+        );
+        assert_eq!(
+            request.questions[0].choices[0].description.as_deref(),
+            Some("what prod runs")
+        );
+        assert_eq!(request.questions[0].default, Some(json!("pg")));
+        assert_eq!(ids(1), [("a", "a"), ("b", "b")]);
+
+        // A default may name the label too; it stands for the choice's id.
+        for default in [json!("pg"), json!("PostgreSQL")] {
+            let prepared =
+                prepared_default(default).unwrap_or_else(|problems| panic!("{problems:#?}"));
+            assert_eq!(prepared.request().questions[0].default, Some(json!("pg")));
+        }
+        // Without fill-ins, a default that names no choice is refused.
+        let problems = prepared_default(json!("MySQL")).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p.pointer == "/questions/0/default"),
+            "{problems:#?}"
+        );
+    }
+
+    fn prepared_default(default: Value) -> Result<Prepared, Vec<Problem>> {
+        prepared(
+            &args(json!({"questions": [
+                {"type": "single_choice", "question": "Database?", "default": default,
+                 "allow_custom": false, "choices": [{"id": "pg", "label": "PostgreSQL"}, {"id": "lite", "label": "SQLite"}]}
+            ]})),
+            json!({}),
+        )
+    }
+
+    /// A duplicate id the call gave is the id's problem; one made from a label is the
+    /// label's.
+    #[test]
+    fn duplicate_choice_ids_are_refused_where_they_were_written() {
+        let problems = prepared(
+            &args(json!({"questions": [
+                {"type": "single_choice", "question": "Database?",
+                 "choices": [{"id": "db", "label": "PostgreSQL"}, {"id": "db", "label": "SQLite"}]},
+                {"type": "single_choice", "question": "Region?",
+                 "choices": [{"id": "eu", "label": "Europe"}, {"label": "eu"}]},
+                {"type": "single_choice", "question": "Size?",
+                 "choices": [{"label": "small"}, {"id": "", "label": "large"}]}
+            ]})),
+            json!({}),
+        )
+        .unwrap_err();
+        let said: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|p| (p.pointer.as_str(), p.message.as_str()))
+            .collect();
+        let at = |pointer: &str| -> Vec<&str> {
+            said.iter()
+                .filter(|(at, _)| *at == pointer)
+                .map(|(_, message)| *message)
+                .collect()
+        };
+        let given = at("/questions/0/choices/1/id");
+        assert_eq!(given.len(), 1, "{said:#?}");
+        assert!(
+            given[0].contains("\"db\" appears more than once"),
+            "{said:#?}"
+        );
+        assert!(at("/questions/0/choices/1/label").is_empty(), "{said:#?}");
+        let made = at("/questions/1/choices/1/label");
+        assert_eq!(made.len(), 1, "{said:#?}");
+        assert!(made[0].starts_with("the label \"eu\""), "{said:#?}");
+        assert!(
+            said.iter()
+                .any(|(at, _)| at.starts_with("/questions/2/choices/1/id")),
+            "an empty id is refused: {said:#?}"
         );
     }
 

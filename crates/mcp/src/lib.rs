@@ -1,22 +1,29 @@
 //! inbox-mcp, behind `answer-inbox mcp`: Answer Inbox as an MCP server on standard input and output, for AI
-//! agents. One tool, `ask_operator`: a batch of structured questions in, the operator's
-//! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`. The CLI only
-//! parses the flags and starts the runtime; everything else is here.
+//! agents. The tool `ask_operator`: a batch of structured questions in, the operator's
+//! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`. For hosts that
+//! cut long tool calls, the same in two steps: `ask_operator_start` places the request and
+//! returns its id at once, and `ask_operator_wait` waits a bounded time for its outcome
+//! (again and again, across calls and server restarts). The CLI only parses the flags and
+//! starts the runtime; everything else is here.
 //!
 //! - [`input`]: the tool's input schema, and arguments → a request in the structured dialect.
 //! - [`autonomy`]: whether the model may choose autonomous mode (only if the operator says).
 //! - [`reply`]: the outcome → structured content (with its schema) and text.
 //! - [`origin`]: the request's `source`: client, session, host, working directory, project.
+//! - [`placed`]: the requests `ask_operator_start` placed, to check their outcomes by.
 //! - [`server`]: the rmcp handler: placing, waiting, progress, cancellation.
 //! - [`stdio`]: standard input that signals the client's departure at once.
 //!
 //! Each call is its own request with its own id, so calls run side by side. A call the
 //! client cancels, a client that goes away and a SIGTERM or SIGINT all withdraw the pending
-//! requests (their tombstones are placed) before the process ends.
+//! requests of `ask_operator` calls (their tombstones are placed) before the process ends.
+//! A request `ask_operator_start` placed outlives its call and the process: it stays pending
+//! until settled, for a later `ask_operator_wait`.
 
 mod autonomy;
 mod input;
 mod origin;
+mod placed;
 mod reply;
 mod server;
 mod stdio;

@@ -73,6 +73,85 @@ pub fn schema() -> Arc<JsonObject> {
     rmcp::handler::server::tool::schema_for_output::<AskOperatorOutput>()
 }
 
+/// The status `ask_operator_wait` returns while nobody has settled the request.
+pub const PENDING: &str = "pending";
+
+/// The output schema of `ask_operator_wait`: `ask_operator`'s, with one more status,
+/// `pending`.
+pub fn wait_schema() -> Arc<JsonObject> {
+    let mut schema = schema();
+    let object = Arc::make_mut(&mut schema);
+    if let Some(Value::Array(statuses)) = object
+        .get_mut("$defs")
+        .and_then(|defs| defs.get_mut("Status"))
+        .and_then(|status| status.get_mut("enum"))
+    {
+        statuses.push(Value::from(PENDING));
+    }
+    if let Some(Value::String(description)) = object
+        .get_mut("properties")
+        .and_then(|properties| properties.get_mut("status"))
+        .and_then(|status| status.get_mut("description"))
+    {
+        description.push_str(
+            " `pending`: nobody has settled it yet; call ask_operator_wait again with the same \
+             request_id.",
+        );
+    }
+    schema
+}
+
+/// What `ask_operator_start` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StartOutput {
+    /// The request's id: pass it to ask_operator_wait.
+    pub request_id: String,
+    /// Where the server did otherwise than the call asked, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+}
+
+/// The output schema of `ask_operator_start`.
+pub fn start_schema() -> Arc<JsonObject> {
+    rmcp::handler::server::tool::schema_for_output::<StartOutput>()
+}
+
+/// The result of `ask_operator_start`: the request id, and what to do with it.
+pub fn started(output: &StartOutput, longest_wait: std::time::Duration) -> CallToolResult {
+    let id = &output.request_id;
+    let mut text = format!(
+        "Asked the operator (request {id}); nobody has answered yet. Call ask_operator_wait \
+         with {{\"request_id\": \"{id}\"}} to get the answer: each call waits up to {} s and \
+         returns status \"pending\" while nobody has answered, so call it again until it \
+         returns the outcome. The request stays in the operator's inbox meanwhile.",
+        longest_wait.as_secs()
+    );
+    for notice in &output.notices {
+        let _ = write!(text, "\nNote: {notice}");
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content =
+        Some(serde_json::to_value(output).expect("the output is plain JSON"));
+    result
+}
+
+/// The result of `ask_operator_wait` for a request nobody has settled yet.
+pub fn pending(id: &str) -> CallToolResult {
+    let text = format!(
+        "Request {id} is still pending: nobody has answered yet. Call ask_operator_wait again \
+         with {{\"request_id\": \"{id}\"}}; do not go ahead as if answered."
+    );
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(serde_json::json!({
+        "id": id,
+        "status": PENDING,
+        "answers": {},
+        "custom": [],
+        "defaulted": [],
+    }));
+    result
+}
+
 impl AskOperatorOutput {
     /// The output for a request that was settled or withdrawn.
     pub fn new(reply: &Reply) -> Option<AskOperatorOutput> {
@@ -149,11 +228,11 @@ pub fn error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
-/// The tool error for invalid arguments, naming every problem.
-pub fn invalid(problems: &[Problem]) -> CallToolResult {
-    let mut text = String::from(
+/// The tool error for invalid arguments to `tool`, naming every problem.
+pub fn invalid(tool: &str, problems: &[Problem]) -> CallToolResult {
+    let mut text = format!(
         "The question was not asked: the arguments have problems (each with a JSON pointer \
-         into the arguments). Fix them and call ask_operator again.",
+         into the arguments). Fix them and call {tool} again."
     );
     for problem in problems {
         let _ = write!(text, "\n- {problem}");
@@ -328,6 +407,32 @@ mod tests {
         assert_eq!(value["custom"], json!(["db", "tags"]));
     }
 
+    /// Choices given with ids (crush's shape) are answered by id; the text shows the label
+    /// the operator saw.
+    #[test]
+    fn choices_with_ids_are_answered_by_id_and_read_by_label() {
+        let request = inbox_protocol::parse_request(
+            br#"{"inbox": 1, "questions": [
+              {"id": "db", "type": "single_choice", "question": "Database?",
+               "choices": [{"id": "pg", "label": "PostgreSQL"}, {"id": "lite", "label": "SQLite"}]},
+              {"id": "tags", "type": "multi_choice", "question": "Tags?",
+               "choices": [{"id": "a", "label": "Alpha"}, {"id": "b", "label": "Beta"}]}]}"#,
+            None,
+        )
+        .unwrap();
+        let mut answered = outcome(OutcomeStatus::Answered);
+        answered.answers = BTreeMap::from([
+            ("db".into(), json!("pg")),
+            ("tags".into(), json!(["a", "b"])),
+        ]);
+        let output = AskOperatorOutput::new(&Reply::Settled(answered)).unwrap();
+        let value = serde_json::to_value(&output).unwrap();
+        assert_eq!(value["answers"], json!({"db": "pg", "tags": ["a", "b"]}));
+        let said = text(&request, &output);
+        assert!(said.contains("- Database? → PostgreSQL"), "{said}");
+        assert!(said.contains("- Tags? → Alpha, Beta"), "{said}");
+    }
+
     #[test]
     fn other_statuses_say_what_they_mean_for_going_on() {
         let declined = outcome(OutcomeStatus::Declined).with_reason("change \"freeze\"");
@@ -418,6 +523,58 @@ mod tests {
                 .collect();
             assert!(errors.is_empty(), "{value}: {errors:?}");
         }
+    }
+
+    /// `pending` is ask_operator_wait's alone, and its pending result fits its schema.
+    #[test]
+    fn only_the_wait_schema_has_pending_and_a_pending_result_fits_it() {
+        let plain = Value::Object((*schema()).clone());
+        assert!(!plain.to_string().contains("\"pending\""), "{plain}");
+        let wait = Value::Object((*wait_schema()).clone());
+        assert!(
+            wait["$defs"]["Status"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("pending")),
+            "{wait:#}"
+        );
+        assert!(
+            wait["properties"]["status"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`pending`"),
+            "{wait:#}"
+        );
+        let validator = jsonschema::options().build(&wait).unwrap();
+        let result = pending("r1");
+        let value = result.structured_content.clone().unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{value}: {errors:?}");
+        assert_eq!(value["status"], "pending");
+        let said = result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text())
+            .map(|t| t.text.clone())
+            .collect::<String>();
+        assert!(said.contains("Call ask_operator_wait again"), "{said}");
+
+        let started = started(
+            &StartOutput {
+                request_id: "r1".into(),
+                notices: Vec::new(),
+            },
+            std::time::Duration::from_secs(50),
+        );
+        let value = started.structured_content.unwrap();
+        let validator = jsonschema::options()
+            .build(&Value::Object((*start_schema()).clone()))
+            .unwrap();
+        assert!(validator.is_valid(&value), "{value}");
+        assert_eq!(value, json!({"request_id": "r1"}));
     }
 
     #[test]

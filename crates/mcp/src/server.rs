@@ -1,9 +1,10 @@
-//! The rmcp handler: one tool, `ask_operator`, over an [`Asker`].
+//! The rmcp handler: `ask_operator`, and `ask_operator_start` / `ask_operator_wait`, over an
+//! [`Asker`].
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use inbox_client::{AskOptions, Asker, CancelToken};
+use inbox_client::{AskError, AskOptions, Asker, CancelToken, Reply};
 use inbox_protocol::Expiry;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -18,7 +19,8 @@ use tokio_util::task::TaskTracker;
 
 use super::autonomy::Autonomy;
 use super::origin::{Origin, TOOL};
-use super::reply::AskOperatorOutput;
+use super::placed::{Placed, PlacedRequests};
+use super::reply::{AskOperatorOutput, StartOutput};
 use super::{input, reply, Settings};
 
 /// What a model reads to decide whether to call the tool: when, when not, and how.
@@ -66,7 +68,30 @@ when you need their decision: before irreversible or risky actions, to resolve a
 ambiguity between several candidates, at approval gates, or for information only they have. \
 Do not ask what you can find out yourself, and do not use it for status updates. Batch related \
 questions into one call and give the context in each question's description. The call blocks \
-until the operator answers; follow a decline.";
+until the operator answers; follow a decline. If your tool calls are cut off after a minute \
+or so, ask with ask_operator_start instead and then call ask_operator_wait with its \
+request_id until it returns the outcome.";
+
+/// The first two-step tool's name (its input schema follows the operator's choice too).
+const START_TOOL: &str = "ask_operator_start";
+
+/// The longest one `ask_operator_wait` call waits: below the one-minute limit some hosts put
+/// on a tool call.
+pub const LONGEST_WAIT: Duration = Duration::from_secs(50);
+
+const START_DESCRIPTION: &str = "\
+ask_operator in two steps, for hosts that cut tool calls off after a minute or so: takes \
+exactly ask_operator's arguments (the same questions, the same advice on when to ask and how), \
+places the request in the operator's inbox and returns at once with its request_id. Then call \
+ask_operator_wait with that request_id until it returns the outcome. Use ask_operator itself \
+when your tool calls may take as long as the operator does.";
+
+const WAIT_DESCRIPTION: &str = "\
+Waits up to wait_seconds (at most 50, the default) for the outcome of a request placed with \
+ask_operator_start. Returns exactly what ask_operator would (status answered, defaulted, \
+declined, expired, rejected or cancelled, with the answers), or status \"pending\" if nobody \
+has answered yet: then call it again with the same request_id. Works across calls and \
+restarts of this server while the request is pending.";
 
 /// Sleeps until `at`; never, without one (the `select!` branch is off then anyway).
 async fn sleep_until(at: Option<tokio::time::Instant>) {
@@ -90,6 +115,8 @@ pub struct Server {
     /// The calls in progress, so that the process ends only after each has withdrawn its
     /// request.
     calls: TaskTracker,
+    /// The requests `ask_operator_start` placed.
+    placed: PlacedRequests,
     tool_router: ToolRouter<Server>,
 }
 
@@ -105,12 +132,14 @@ impl Server {
     ) -> Server {
         let mut tool_router = Server::tool_router();
         // The attribute's schema is the one without `mode`; the operator's choice replaces it.
-        tool_router
-            .map
-            .get_mut(TOOL)
-            .expect("the router serves ask_operator")
-            .attr
-            .input_schema = input::schema(settings.autonomy);
+        for tool in [TOOL, START_TOOL] {
+            tool_router
+                .map
+                .get_mut(tool)
+                .expect("the router serves ask_operator and ask_operator_start")
+                .attr
+                .input_schema = input::schema(settings.autonomy);
+        }
         Server {
             asker,
             origin: Arc::new(origin),
@@ -118,6 +147,7 @@ impl Server {
             shutdown,
             stopped,
             calls,
+            placed: PlacedRequests::default(),
             tool_router,
         }
     }
@@ -155,7 +185,7 @@ impl Server {
         let input::Translated { prepared, notices } =
             match input::prepare_request(&arguments, source, self.autonomy()) {
                 Ok(translated) => translated,
-                Err(problems) => return Ok(reply::invalid(&problems)),
+                Err(problems) => return Ok(reply::invalid(TOOL, &problems)),
             };
         let id = prepared.id().to_owned();
         tracing::debug!(%id, "asking the operator");
@@ -241,23 +271,192 @@ impl Server {
                 }
             }
         };
-        Ok(match asked {
-            Ok(answer) => match AskOperatorOutput::new(&answer) {
-                Some(output) => reply::result(prepared.request(), &output.with_notices(notices)),
-                None => reply::error(format!(
-                    "request {id} is still pending: the wait ended without an outcome"
-                )),
+        Ok(outcome_result(asked, prepared.request(), notices))
+    }
+
+    #[tool(
+        name = "ask_operator_start",
+        title = "Ask the operator (start)",
+        description = START_DESCRIPTION,
+        input_schema = input::schema(Autonomy::Withheld),
+        output_schema = reply::start_schema(),
+        annotations(
+            title = "Ask the operator (start)",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn ask_operator_start(
+        &self,
+        Parameters(arguments): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let _in_progress = self.calls.token();
+        let source = self.origin.source(ctx.client_info().as_ref());
+        let input::Translated { prepared, notices } =
+            match input::prepare_request(&arguments, source, self.autonomy()) {
+                Ok(translated) => translated,
+                Err(problems) => return Ok(reply::invalid(START_TOOL, &problems)),
+            };
+        let id = prepared.id().to_owned();
+        if !notices.is_empty() {
+            tracing::warn!(
+                %id,
+                "the call asked for a mode this server does not allow (autonomous mode needs \
+                 --allow-autonomous); the request is placed interactive"
+            );
+        }
+        let asker = self.asker.clone();
+        let placing = prepared.clone();
+        let placed = tokio::task::spawn_blocking(move || asker.place_prepared(&placing)).await;
+        match placed {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => {
+                return Ok(reply::error(format!(
+                    "The question could not be asked: {error}"
+                )))
+            }
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        }
+        tracing::debug!(%id, "asked the operator; the agent waits with ask_operator_wait");
+        // Remembered after placing: a request that was never placed is not waited for.
+        self.placed
+            .remember(prepared.request().clone(), notices.clone());
+        Ok(reply::started(
+            &StartOutput {
+                request_id: id,
+                notices,
             },
-            // Someone wrote an outcome file that does not answer this request: never passed
-            // to the agent as the operator's answer.
-            Err(error @ inbox_client::AskError::BadOutcome { .. }) => reply::error(format!(
-                "No trustworthy answer: {error}. It was not taken as the operator's answer; \
-                 do not proceed as if it were."
-            )),
-            Err(error) => reply::error(format!(
-                "The question could not be asked or its answer not be read: {error}"
-            )),
+            LONGEST_WAIT,
+        ))
+    }
+
+    #[tool(
+        name = "ask_operator_wait",
+        title = "Wait for the operator's answer",
+        description = WAIT_DESCRIPTION,
+        input_schema = input::wait_schema(),
+        output_schema = reply::wait_schema(),
+        annotations(
+            title = "Wait for the operator's answer",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn ask_operator_wait(
+        &self,
+        Parameters(arguments): Parameters<JsonObject>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let _in_progress = self.calls.token();
+        let wait = match input::wait_input(&arguments) {
+            Ok(wait) => wait,
+            Err(problem) => return Ok(reply::error(problem)),
+        };
+        let id = wait.request_id;
+        let placed = {
+            let (placed, spool, id) = (self.placed.clone(), self.asker.spool().clone(), id.clone());
+            match tokio::task::spawn_blocking(move || placed.recall(&spool, &id)).await {
+                Ok(Ok(placed)) => placed,
+                Ok(Err(problem)) => return Ok(reply::error(problem)),
+                Err(error) => std::panic::resume_unwind(error.into_panic()),
+            }
+        };
+        let mut longest = wait
+            .wait_seconds
+            .map_or(LONGEST_WAIT, Duration::from_secs)
+            .min(LONGEST_WAIT);
+        // As ask_operator does: past the request's expiry and the grace, with no inbox to
+        // expire it, the request is withdrawn rather than waited for forever.
+        let give_up_at = placed.give_up_at(self.settings.expiry_grace);
+        if let Some(at) = give_up_at {
+            let left = at
+                .duration_since(std::time::SystemTime::now())
+                .unwrap_or_default();
+            longest = longest.min(left);
+        }
+        let options = AskOptions {
+            timeout: Some(longest),
+            cancel: None,
+            require_person: false,
+        };
+        let asked = tokio::select! {
+            asked = self.asker.wait_async(&id, &options) => asked,
+            // The caller no longer reads the result, or the server stops: stop waiting. The
+            // request stays pending for the next wait.
+            () = ctx.ct.cancelled() => Ok(Reply::TimedOut { id: id.clone() }),
+            () = self.shutdown.cancelled() => Ok(Reply::TimedOut { id: id.clone() }),
+        };
+        let asked = match asked {
+            Ok(Reply::TimedOut { .. })
+                if give_up_at.is_some_and(|at| std::time::SystemTime::now() >= at) =>
+            {
+                let reason = "nobody answered within timeout_seconds, and no inbox on this \
+                              spool expired the request: is `answer-inbox watch` or the \
+                              desktop app running on it?"
+                    .to_owned();
+                let (asker, withdrawn) = (self.asker.clone(), id.clone());
+                match tokio::task::spawn_blocking(move || asker.withdraw(&withdrawn, &reason)).await
+                {
+                    Ok(withdrawn) => withdrawn,
+                    Err(error) => std::panic::resume_unwind(error.into_panic()),
+                }
+            }
+            asked => asked,
+        };
+        Ok(match asked {
+            Ok(Reply::TimedOut { .. }) => reply::pending(&id),
+            asked => outcome_result(
+                asked.and_then(|reply| checked(reply, &placed)),
+                &placed.request,
+                placed.notices.clone(),
+            ),
         })
+    }
+}
+
+/// The reply, if its outcome answers the request as this server placed it (its SHA-256 and
+/// questions), as `inbox_client` checks the outcome of a request it placed. The client's
+/// own check read the request from `questions/`, which need not be what was placed.
+fn checked(reply: Reply, placed: &Placed) -> Result<Reply, AskError> {
+    if let Reply::Settled(outcome) = &reply {
+        inbox_protocol::verify_outcome_for(outcome, &placed.request).map_err(|reason| {
+            AskError::BadOutcome {
+                id: outcome.id.clone(),
+                reason,
+            }
+        })?;
+    }
+    Ok(reply)
+}
+
+/// The tool result for how a wait for `request` ended.
+fn outcome_result(
+    asked: Result<Reply, AskError>,
+    request: &inbox_protocol::Request,
+    notices: Vec<String>,
+) -> CallToolResult {
+    match asked {
+        Ok(answer) => match AskOperatorOutput::new(&answer) {
+            Some(output) => reply::result(request, &output.with_notices(notices)),
+            None => reply::error(format!(
+                "request {} is still pending: the wait ended without an outcome",
+                answer.id()
+            )),
+        },
+        // Someone wrote an outcome file that does not answer this request: never passed to
+        // the agent as the operator's answer.
+        Err(error @ AskError::BadOutcome { .. }) => reply::error(format!(
+            "No trustworthy answer: {error}. It was not taken as the operator's answer; do \
+             not proceed as if it were."
+        )),
+        Err(error) => reply::error(format!(
+            "The question could not be asked or its answer not be read: {error}"
+        )),
     }
 }
 
