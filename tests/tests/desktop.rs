@@ -1374,3 +1374,130 @@ async fn session_status(origin: &str, cookie: &str) -> u16 {
     .await
     .unwrap()
 }
+
+/// `answer-inbox hook claude-code` while it waits for the operator: its standard output is
+/// read once it ends, and it is killed (by its own PID) if the test fails before that.
+struct WaitingHook(std::process::Child);
+
+impl WaitingHook {
+    /// Starts the real hook on the desktop's spool with a recorded Claude Code payload
+    /// (tests/data/claude-code/`fixture`) on its standard input, as Claude Code does.
+    fn start(d: &Desktop, fixture: &str) -> WaitingHook {
+        use std::io::Write;
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/claude-code")
+            .join(fixture);
+        let payload = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut cmd = std::process::Command::new(crate::util::binary());
+        cmd.args(["hook", "claude-code", "--timeout", "120s"]);
+        d.apply_app_env(&mut cmd);
+        // Session allowances go to the test's own directory, never the account's.
+        cmd.env("XDG_STATE_HOME", d.root().join("xdg-state"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("start answer-inbox hook claude-code");
+        child.stdin.take().unwrap().write_all(&payload).unwrap();
+        WaitingHook(child)
+    }
+
+    /// Waits for the hook to end, checks it ended well, and returns the decision it printed.
+    async fn decision(mut self) -> Value {
+        let status = desktop::eventually("the hook to print its decision", STEP, || {
+            // Asked now, not in the future: the child is borrowed only for the call.
+            let ended = self.0.try_wait().unwrap();
+            async move { ended }
+        })
+        .await;
+        let mut out = String::new();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.0.stdout.take().unwrap(), &mut out).unwrap();
+        std::io::Read::read_to_string(&mut self.0.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "the hook failed: {err}");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?} ({err})"))
+    }
+}
+
+impl Drop for WaitingHook {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// The Pending row the hook placed: the one id listed that is not `answered`.
+async fn hook_request_id(d: &Desktop, answered: &[String]) -> String {
+    desktop::eventually("the hook's request in the Pending list", STEP, || async {
+        d.row_ids()
+            .await
+            .into_iter()
+            .find(|id| !answered.contains(id))
+    })
+    .await
+}
+
+/// Claude Code asks through the real hook and the operator answers in the real window: a
+/// Bash call shows its command in a code block and "Allow once" lets it run; an Edit shows
+/// its diff and "Deny" with a reason stops it, and Claude is told the reason.
+#[tokio::test]
+async fn claude_code_permission_requests_are_answered_in_the_window() {
+    let d = Desktop::start().await;
+
+    let hook = WaitingHook::start(&d, "pre-tool-use-bash.json");
+    let bash_id = hook_request_id(&d, &[]).await;
+    d.open(&bash_id).await;
+    let decision = d.question(0, "decision").await;
+    let code = d.text("[data-testid=description] pre code").await;
+    assert!(
+        code.contains("git push --force-with-lease origin feature/checkout-v2"),
+        "the command in a code block: {code:?}"
+    );
+    d.screenshot("permission-bash").await;
+    let css = format!("input[type=radio][value={}]", css_str("Allow once"));
+    let allow = d.find_in(&decision, &css).await;
+    d.click_element(&allow).await;
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    d.submit().await;
+    let printed = hook.decision().await;
+    let specific = &printed["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{printed}");
+    assert_eq!(specific["permissionDecision"], "allow", "{printed}");
+
+    d.click("[data-testid=back-to-list]").await;
+    let hook = WaitingHook::start(&d, "pre-tool-use-edit.json");
+    let edit_id = hook_request_id(&d, &[bash_id]).await;
+    d.open(&edit_id).await;
+    let decision = d.question(0, "decision").await;
+    let diff = d.text("[data-testid=description] pre code").await;
+    for line in [
+        "-    items.iter().map(|i| i.price).sum()",
+        "+    items.iter().map(|i| i.price * i.quantity).sum()",
+    ] {
+        assert!(diff.contains(line), "{line:?} in the diff: {diff:?}");
+    }
+    d.screenshot("permission-edit").await;
+    let css = format!("input[type=radio][value={}]", css_str("Deny"));
+    let deny = d.find_in(&decision, &css).await;
+    d.click_element(&deny).await;
+    let reason = d.question(1, "reason").await;
+    let text = d
+        .find_in(&reason, "[data-testid=text-input], textarea")
+        .await;
+    d.type_into(&text, "Quantities are applied in checkout, not here.")
+        .await;
+    d.click("[data-testid=review]").await;
+    d.find("[data-testid=confirm-screen]").await;
+    d.submit().await;
+    let printed = hook.decision().await;
+    let specific = &printed["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{printed}");
+    assert_eq!(specific["permissionDecision"], "deny", "{printed}");
+    assert_eq!(
+        specific["permissionDecisionReason"], "Quantities are applied in checkout, not here.",
+        "{printed}"
+    );
+    d.finish().await;
+}
