@@ -233,6 +233,31 @@ fn ask_refuses_invalid_bodies_and_mismatched_ids() {
     assert_ne!(code(&out), 0, "an id already in the spool is refused");
 }
 
+/// `watch --json`: one JSON object per event, the engine's `Event` with `at`, for scripts;
+/// a title with a newline stays inside its object's line.
+#[test]
+fn watch_json_prints_one_event_object_per_line() {
+    let inbox = Inbox::new();
+    std::fs::create_dir_all(inbox.spool()).unwrap();
+    let mut watch = Running::spawn(inbox.cmd(&["watch", "--no-notify", "--json"]));
+    let ready: Value = serde_json::from_str(&watch.wait_line("\"ready\"")).unwrap();
+    assert_eq!(ready["kind"], "ready");
+    assert!(
+        ready["at"].as_str().is_some_and(|at| at.contains('T')),
+        "{ready}"
+    );
+    inbox.place(
+        "json-1",
+        r#"{"inbox":1,"id":"json-1","title":"two\nlines","questions":[{"id":"go","type":"confirm","question":"Go?"}]}"#,
+    );
+    let line = watch.wait_line("json-1");
+    let ingested: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(ingested["kind"], "ingested", "{line}");
+    assert_eq!(ingested["id"], "json-1");
+    assert_eq!(ingested["title"], "two\nlines");
+    watch.stop();
+}
+
 #[test]
 fn watch_applies_policies_and_survives_bad_input() {
     let inbox = Inbox::new();

@@ -515,6 +515,11 @@ pub struct WatchArgs {
     /// Do not send desktop notifications.
     #[arg(long)]
     pub no_notify: bool,
+
+    /// One JSON object per event on standard output (the engine's `Event`, with `at`: when
+    /// it was printed), for scripts; progress stays on standard error.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Print the JSON Schema of request or outcome files.

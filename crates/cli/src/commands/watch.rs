@@ -1,4 +1,4 @@
-//! `watch [--poll] [--no-notify]`: the headless inbox. The engine's loop runs on the main
+//! `watch [--poll] [--no-notify] [--json]`: the headless inbox. The engine's loop runs on the main
 //! thread; a printer thread writes one line per event to standard output, flushed at once so
 //! that a reader (a log, a test) sees each change as it happens.
 
@@ -66,7 +66,10 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
 
     let printer = thread::Builder::new()
         .name("event-log".into())
-        .spawn(move || print_events(&events))
+        .spawn({
+            let json = args.json;
+            move || print_events(&events, json)
+        })
         .context("cannot start the event printer")?;
     let options = WatchOptions {
         poll: args.poll,
@@ -81,15 +84,28 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// `<RFC 3339 time> <what happened>`, one line per event, until the engine is gone.
-fn print_events(events: &Receiver<Event>) {
+/// `<RFC 3339 time> <what happened>`, one line per event, until the engine is gone; with
+/// `json`, the event itself as one JSON object per line, with `at`.
+fn print_events(events: &Receiver<Event>, json: bool) {
     let stdout = std::io::stdout();
     for event in events {
         let now = Local::now().to_rfc3339_opts(SecondsFormat::Millis, false);
+        let line = if json {
+            // serde_json escapes every control character: one object per line, always.
+            let mut value = serde_json::to_value(&event).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("at".into(), now.into());
+            }
+            value.to_string()
+        } else {
+            // One entry per line, whatever the request or file name contains.
+            format!(
+                "{now} {}",
+                crate::output::terminal_safe(&event.log_line(), false)
+            )
+        };
         let mut out = stdout.lock();
         // A closed standard output must not stop the inbox: it keeps working without a log.
-        // One entry per line, whatever the request or file name contains.
-        let line = crate::output::terminal_safe(&event.log_line(), false);
-        let _ = writeln!(out, "{now} {line}").and_then(|()| out.flush());
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
     }
 }
