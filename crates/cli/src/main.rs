@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod exit;
+mod generated;
 mod input;
 mod locations;
 mod output;
