@@ -161,6 +161,29 @@ impl Server {
         self.settings.autonomy
     }
 
+    /// A call's arguments as a request from this client, or the tool result that says what
+    /// is wrong with them (`tool`: which tool to call again). Both asking tools start here.
+    fn translate(
+        &self,
+        arguments: &JsonObject,
+        ctx: &RequestContext<RoleServer>,
+        tool: &str,
+    ) -> Result<input::Translated, CallToolResult> {
+        let source = self.origin.source(ctx.client_info().as_ref());
+        let translated = input::prepare_request(arguments, source, self.autonomy())
+            .map_err(|problems| reply::invalid(tool, &problems))?;
+        if !translated.notices.is_empty() {
+            // For the operator reading the server's log: an agent tried to settle its own
+            // question.
+            tracing::warn!(
+                id = %translated.prepared.id(),
+                "the call asked for a mode this server does not allow (autonomous mode needs \
+                 --allow-autonomous); the request is placed interactive"
+            );
+        }
+        Ok(translated)
+    }
+
     #[tool(
         name = "ask_operator",
         title = "Ask the operator",
@@ -181,23 +204,12 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let _in_progress = self.calls.token();
-        let source = self.origin.source(ctx.client_info().as_ref());
-        let input::Translated { prepared, notices } =
-            match input::prepare_request(&arguments, source, self.autonomy()) {
-                Ok(translated) => translated,
-                Err(problems) => return Ok(reply::invalid(TOOL, &problems)),
-            };
+        let input::Translated { prepared, notices } = match self.translate(&arguments, &ctx, TOOL) {
+            Ok(translated) => translated,
+            Err(invalid) => return Ok(invalid),
+        };
         let id = prepared.id().to_owned();
         tracing::debug!(%id, "asking the operator");
-        if !notices.is_empty() {
-            // For the operator reading the server's log: an agent tried to settle its own
-            // question.
-            tracing::warn!(
-                %id,
-                "the call asked for a mode this server does not allow (autonomous mode needs \
-                 --allow-autonomous); the request is placed interactive"
-            );
-        }
 
         let cancel = CancelToken::new();
         let options = AskOptions {
@@ -294,20 +306,12 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let _in_progress = self.calls.token();
-        let source = self.origin.source(ctx.client_info().as_ref());
         let input::Translated { prepared, notices } =
-            match input::prepare_request(&arguments, source, self.autonomy()) {
+            match self.translate(&arguments, &ctx, START_TOOL) {
                 Ok(translated) => translated,
-                Err(problems) => return Ok(reply::invalid(START_TOOL, &problems)),
+                Err(invalid) => return Ok(invalid),
             };
         let id = prepared.id().to_owned();
-        if !notices.is_empty() {
-            tracing::warn!(
-                %id,
-                "the call asked for a mode this server does not allow (autonomous mode needs \
-                 --allow-autonomous); the request is placed interactive"
-            );
-        }
         let asker = self.asker.clone();
         let placing = prepared.clone();
         let placed = tokio::task::spawn_blocking(move || asker.place_prepared(&placing)).await;
