@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::answers::JSON_OBJECT_PATTERN;
-use crate::dialects::cut;
+use crate::dialects::{cut, json_text, text_question};
 use crate::limits::{MAX_ANSWER_CHARS, MAX_DESCRIPTION_CHARS, MAX_OPTION_CHARS};
 use crate::model::{
     Choice, Dialect, Origin, Question, QuestionKind, QuestionType, Request, RequiredIf, Rules,
@@ -181,33 +181,6 @@ fn choice(id: &str, label: String) -> Choice {
         label,
         description: None,
     }
-}
-
-fn text_question() -> Question {
-    Question {
-        id: String::new(),
-        kind: QuestionKind::Text,
-        wire_type: QuestionType::FreeText,
-        dialect: Dialect::Structured,
-        question: String::new(),
-        description: None,
-        label: None,
-        choices: Vec::new(),
-        default: None,
-        required: false,
-        pattern: None,
-        allow_custom: false,
-        rules: Rules::default(),
-    }
-}
-
-fn json_text<T: serde::Serialize>(value: &T, pretty: bool) -> String {
-    let text = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    };
-    text.expect("JSON values serialise")
 }
 
 /// LangGraph's HumanResponse: `{"type", "args"}`. Declined and expired are `ignore`: the

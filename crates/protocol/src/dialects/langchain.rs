@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::answers::JSON_OBJECT_PATTERN;
-use crate::dialects::cut;
+use crate::dialects::{cut, json_text, text_question};
 use crate::limits::{
     MAX_ANSWER_CHARS, MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS, MAX_QUESTIONS, MAX_TITLE_CHARS,
 };
@@ -382,33 +382,6 @@ fn code_block(text: &str) -> String {
     }
     let fence = "`".repeat((longest + 1).max(3));
     format!("{fence}json\n{text}\n{fence}")
-}
-
-fn text_question() -> Question {
-    Question {
-        id: String::new(),
-        kind: QuestionKind::Text,
-        wire_type: QuestionType::FreeText,
-        dialect: Dialect::Structured,
-        question: String::new(),
-        description: None,
-        label: None,
-        choices: Vec::new(),
-        default: None,
-        required: false,
-        pattern: None,
-        allow_custom: false,
-        rules: Rules::default(),
-    }
-}
-
-fn json_text<T: serde::Serialize>(value: &T, pretty: bool) -> String {
-    let text = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    };
-    text.expect("JSON values serialise")
 }
 
 /// LangChain's HITLResponse: `{"decisions": [...]}`, one per action, in order. A declined

@@ -70,6 +70,37 @@ pub(crate) fn title_from(text: &str, max: usize) -> Option<String> {
     (!plain.is_empty()).then(|| cut(plain, max))
 }
 
+/// A free-text question with nothing filled in, for a dialect to set up (the agents'
+/// dialects ask for edited arguments or a message this way).
+pub(crate) fn text_question() -> crate::model::Question {
+    use crate::model::{Dialect, Question, QuestionKind, QuestionType, Rules};
+    Question {
+        id: String::new(),
+        kind: QuestionKind::Text,
+        wire_type: QuestionType::FreeText,
+        dialect: Dialect::Structured,
+        question: String::new(),
+        description: None,
+        label: None,
+        choices: Vec::new(),
+        default: None,
+        required: false,
+        pattern: None,
+        allow_custom: false,
+        rules: Rules::default(),
+    }
+}
+
+/// A value as JSON text, pretty or compact.
+pub(crate) fn json_text<T: serde::Serialize>(value: &T, pretty: bool) -> String {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    text.expect("JSON values serialise")
+}
+
 /// `text` cut to at most `max` characters, marked with an ellipsis when cut.
 pub(crate) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
