@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod desktop;
+pub mod requests;
 pub mod webdriver;
 
 use std::path::{Path, PathBuf};
