@@ -348,3 +348,21 @@ fn codex_permission_requests_are_answered_in_the_same_shape_and_name_codex() {
     assert!(out.stdout.is_empty(), "nothing that could read as allow");
     assert!(String::from_utf8_lossy(&out.stderr).contains("PermissionRequest"));
 }
+
+/// A command too long to show whole is never put to the operator: an "Allow once" given to
+/// the part shown would allow all of it. Claude Code asks in its terminal instead.
+#[test]
+fn a_call_too_long_to_show_whole_falls_back_without_asking() {
+    let inbox = Inbox::new();
+    let command = format!("echo {}", "x".repeat(7_000));
+    let payload = serde_json::json!({
+        "session_id": "s-long", "cwd": "/home/dana/src/shop",
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command}
+    });
+    let out = run_hook(&inbox, payload.to_string().as_bytes(), "60s");
+    let (decision, _) = pre_tool_use(&out);
+    assert_eq!(decision, "ask");
+    assert!(placed_ids(&inbox).is_empty(), "nothing was placed");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too long to show in full"));
+}

@@ -132,6 +132,15 @@ fn ask(
     call: &ToolCall,
     memory: &SessionMemory,
 ) -> Result<Decision> {
+    if !request::shows_whole(call) {
+        // An answer to the part the operator saw would allow the whole call.
+        return Ok(Decision::Fallback {
+            reason: format!(
+                "this {} call is too long to show in full in Answer Inbox; asking in the terminal",
+                call.tool_name
+            ),
+        });
+    }
     let body = request::build(call, args.timeout);
     let prepared = prepare(serde_json::to_vec(&body)?, None)?;
     let id = prepared.id().to_owned();

@@ -17,8 +17,6 @@ pub const ALLOW_FOR_SESSION: &str = "Allow for this session";
 /// The text question for why a call is denied; its answer is told to Claude.
 pub const REASON_ID: &str = "reason";
 
-/// A written file's content shown in full up to this many lines, then cut.
-const MAX_CONTENT_LINES: usize = 80;
 /// Any one shown text is cut at this many characters; the protocol allows 20,000 for the
 /// whole description, and a person judges from the start anyway.
 const MAX_SHOWN_CHARS: usize = 6_000;
@@ -94,6 +92,24 @@ fn title(call: &ToolCall) -> String {
 
 /// What the operator reads to decide: the call itself, first, in the form that shows it best.
 pub fn description(call: &ToolCall) -> String {
+    shown(call).0
+}
+
+/// Whether the operator would see the whole call: a command, diff or content cut to fit
+/// the request would be allowed whole on an answer given to a part of it, so such a call is
+/// not asked about here (the agent's own prompt shows it).
+pub fn shows_whole(call: &ToolCall) -> bool {
+    shown(call).1
+}
+
+/// The description, and whether nothing in it was cut.
+fn shown(call: &ToolCall) -> (String, bool) {
+    let mut whole = true;
+    let mut fenced = |language: &str, text: &str| {
+        let (block, cut) = fenced(language, text);
+        whole &= !cut;
+        block
+    };
     let mut text = String::new();
     match (call.tool_name.as_str(), call.input_str("file_path")) {
         ("Bash", _) if call.bash_command().is_some() => {
@@ -144,7 +160,7 @@ pub fn description(call: &ToolCall) -> String {
                 inline_code(path),
                 content.lines().count()
             ));
-            text.push_str(&fenced("", &first_lines(content)));
+            text.push_str(&fenced("", content));
         }
         (tool, _) => {
             text.push_str(&format!("**Use the tool** {} with:\n\n", inline_code(tool)));
@@ -155,7 +171,7 @@ pub fn description(call: &ToolCall) -> String {
     if let Some(mode) = &call.permission_mode {
         text.push_str(&format!("\nPermission mode: {}\n", inline_code(mode)));
     }
-    text
+    (text, whole)
 }
 
 fn push_where(text: &mut String, call: &ToolCall) {
@@ -175,23 +191,9 @@ fn unified(path: &str, edits: &[(&str, &str)]) -> String {
     out
 }
 
-/// The first lines of a file's content, cut with a note saying how much is not shown.
-fn first_lines(content: &str) -> String {
-    let total = content.lines().count();
-    let shown: Vec<&str> = content.lines().take(MAX_CONTENT_LINES).collect();
-    let mut text = shown.join("\n");
-    if total > shown.len() {
-        text.push_str(&format!(
-            "\n… ({} more lines not shown)",
-            total - shown.len()
-        ));
-    }
-    text
-}
-
 /// `text` in a fenced code block whose fence is longer than any run of backticks inside,
-/// so the content cannot close it; cut at `MAX_SHOWN_CHARS`.
-fn fenced(language: &str, text: &str) -> String {
+/// so the content cannot close it; cut at `MAX_SHOWN_CHARS` (then the second value is true).
+fn fenced(language: &str, text: &str) -> (String, bool) {
     let (shown, cut) = cut_chars(text, MAX_SHOWN_CHARS);
     let fence = "`".repeat(longest_backtick_run(shown).max(2) + 1);
     let mut block = format!("{fence}{language}\n{shown}");
@@ -203,7 +205,7 @@ fn fenced(language: &str, text: &str) -> String {
     }
     block.push_str(&fence);
     block.push('\n');
-    block
+    (block, cut)
 }
 
 /// `text` as an inline code span that its own backticks cannot end.
@@ -258,7 +260,7 @@ mod tests {
 
     #[test]
     fn a_fence_is_longer_than_the_backticks_inside() {
-        let block = fenced("sh", "echo ```x```");
+        let (block, _) = fenced("sh", "echo ```x```");
         assert!(block.starts_with("````sh\n"), "{block}");
         assert!(block.ends_with("\n````\n"), "{block}");
     }
@@ -279,12 +281,24 @@ mod tests {
         assert!(body["title"].as_str().unwrap().ends_with('…'));
     }
 
+    /// An answer to part of a call would allow all of it: a call too long to show whole is
+    /// not one the inbox may answer.
     #[test]
-    fn long_content_is_cut_with_a_note() {
-        let content: String = (0..100).map(|n| format!("line {n}\n")).collect();
-        let shown = first_lines(&content);
-        assert!(shown.contains("line 79"));
-        assert!(!shown.contains("line 80"));
-        assert!(shown.ends_with("(20 more lines not shown)"));
+    fn a_call_too_long_to_show_whole_is_said_so() {
+        let write = |content: &str| {
+            super::super::payload::parse(
+                json!({"session_id": "s-1", "hook_event_name": "PreToolUse",
+                    "tool_name": "Write", "tool_input": {"file_path": "/w/f", "content": content}})
+                .to_string()
+                .as_bytes(),
+            )
+            .unwrap()
+        };
+        let short: String = (0..100).map(|n| format!("line {n}\n")).collect();
+        assert!(shows_whole(&write(&short)));
+        assert!(description(&write(&short)).contains("line 99"));
+        let long = "x".repeat(MAX_SHOWN_CHARS + 1);
+        assert!(!shows_whole(&write(&long)));
+        assert!(description(&write(&long)).contains("cut: too long to show in full"));
     }
 }
