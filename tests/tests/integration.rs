@@ -16,6 +16,7 @@ mod hostile_outcomes;
 mod mcp;
 mod notifications;
 mod overflow;
+mod package;
 mod policy;
 mod race;
 mod readme;

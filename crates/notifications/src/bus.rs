@@ -98,8 +98,10 @@ pub struct Bubble {
     /// Plain text: escaped on the way for a daemon that reads bodies as markup, sent as it
     /// is to one that does not.
     pub body: String,
-    /// A freedesktop icon name.
+    /// A freedesktop icon name or an absolute path (see [`crate::identity`]).
     pub icon: String,
+    /// The `desktop-entry` hint: the sending app's desktop entry, without `.desktop`.
+    pub desktop_entry: Option<String>,
     /// `(key, label)` pairs, in order. The key [`crate::OPEN_ACTION`] is a click on the
     /// bubble itself.
     pub actions: Vec<(String, String)>,
@@ -118,6 +120,7 @@ impl Bubble {
             summary: summary.into(),
             body: body.into(),
             icon: "dialog-question".into(),
+            desktop_entry: None,
             actions: Vec::new(),
             urgency: Urgency::Normal,
         }
@@ -346,7 +349,10 @@ impl NotificationBus {
                 } else {
                     bubble.body.clone()
                 };
-                let hints = HashMap::from([("urgency", Value::U8(bubble.urgency.level()))]);
+                let mut hints = HashMap::from([("urgency", Value::U8(bubble.urgency.level()))]);
+                if let Some(entry) = &bubble.desktop_entry {
+                    hints.insert("desktop-entry", Value::from(entry.as_str()));
+                }
                 let args = (
                     bubble.app_name.as_str(),
                     0u32, // replaces no earlier bubble

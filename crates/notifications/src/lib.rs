@@ -17,10 +17,13 @@
 //!   (the request file's SHA-256) the bubble showed, `Event::Notified` when a bubble is
 //!   really shown.
 //! - [`switches`]: on/off, do not disturb, and whether a daemon answers.
+//! - [`identity`]: whose bubbles they are: the `desktop-entry` hint and the app's icon, so
+//!   notification centres group and attribute them.
 //! - [`markup`]: bodies sent as plain text to daemons that read markup: escaped for the
 //!   very daemon that shows them.
 
 pub mod bus;
+pub mod identity;
 pub mod markup;
 pub mod notifications;
 pub mod switches;
@@ -28,6 +31,7 @@ pub mod switches;
 pub use bus::{
     ActionHandler, Bubble, NotificationBus, NotifyError, ServerInformation, Urgency, CALL_TIMEOUT,
 };
+pub use identity::{AppIdentity, DESKTOP_ENTRY, ICON_NAME};
 pub use markup::escape_body;
 pub use notifications::{
     ActionButton, Chosen, Notifications, NotificationsBuilder, OPEN_ACTION, QUEUE_CAPACITY,

@@ -29,6 +29,7 @@ use inbox_engine::Event;
 use serde_json::{Map, Value};
 
 use crate::bus::{ActionHandler, Bubble, NotificationBus, NotifyError, Urgency};
+use crate::identity::AppIdentity;
 use crate::switches::{Availability, NotifySwitches};
 
 /// The action the daemon reports when the bubble itself is clicked.
@@ -96,11 +97,13 @@ pub struct NotificationsBuilder {
     answer_buttons: bool,
     on_choice: Option<OnChoice>,
     events: Option<Sender<Event>>,
+    identity: Option<AppIdentity>,
 }
 
 impl Notifications {
     /// Starts setting up notifications shown under `app_name`. Unless told otherwise they
-    /// use [`NotificationBus::shared`], are on, have no buttons, and report nothing.
+    /// use [`NotificationBus::shared`], are on, have no buttons, report nothing, and carry
+    /// the app's desktop entry and icon ([`AppIdentity::detect`]).
     pub fn builder(app_name: impl Into<String>) -> NotificationsBuilder {
         NotificationsBuilder {
             app_name: app_name.into(),
@@ -109,6 +112,7 @@ impl Notifications {
             answer_buttons: false,
             on_choice: None,
             events: None,
+            identity: None,
         }
     }
 }
@@ -152,6 +156,12 @@ impl NotificationsBuilder {
         self
     }
 
+    /// The desktop entry and icon to show bubbles under, instead of the detected ones.
+    pub fn identity(mut self, identity: AppIdentity) -> NotificationsBuilder {
+        self.identity = Some(identity);
+        self
+    }
+
     /// Starts the sender thread.
     pub fn start(self) -> Result<Notifications, NotifyError> {
         let (queue, inbox) = crossbeam_channel::bounded(QUEUE_CAPACITY);
@@ -164,6 +174,7 @@ impl NotificationsBuilder {
             answer_buttons: self.answer_buttons,
             on_choice: self.on_choice,
             events: self.events,
+            identity: self.identity,
         };
         std::thread::Builder::new()
             .name("notifications".into())
@@ -190,10 +201,16 @@ struct SenderThread {
     answer_buttons: bool,
     on_choice: Option<OnChoice>,
     events: Option<Sender<Event>>,
+    /// `None` until the thread starts and detects it (it looks at the disk, and may write
+    /// the icon to the cache, which is no work for the caller's thread).
+    identity: Option<AppIdentity>,
 }
 
 impl SenderThread {
-    fn run(self, inbox: &Receiver<Vec<Announcement>>) {
+    fn run(mut self, inbox: &Receiver<Vec<Announcement>>) {
+        if self.identity.is_none() {
+            self.identity = Some(AppIdentity::detect());
+        }
         // Said once at start, so that a missing daemon is reported before the first request.
         let probe = self.bus.server_information().map(|_| ());
         self.record(probe.as_ref().err());
@@ -226,6 +243,10 @@ impl SenderThread {
             return;
         };
         let mut bubble = Bubble::new(&self.app_name, notice.summary, notice.body);
+        if let Some(identity) = &self.identity {
+            bubble.icon = identity.icon.clone();
+            bubble.desktop_entry = Some(identity.desktop_entry.clone());
+        }
         if notice.critical {
             bubble.urgency = Urgency::Critical;
         }
@@ -346,6 +367,7 @@ mod tests {
             answer_buttons: false,
             on_choice: None,
             events: Some(events_tx),
+            identity: None,
         };
         sender.deliver(Delivery::One(announcement("a")));
         switches

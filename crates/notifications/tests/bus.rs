@@ -4,11 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::common::{announcement, confirm, next_notified, stand_in_daemon, PrivateBus};
+use crate::common::{
+    announcement, confirm, next_notified, stand_in_daemon, stand_in_daemon_attributing, PrivateBus,
+};
 use inbox_engine::notifier::Notifier;
 use inbox_harness::process::eventually;
 use inbox_notifications::{
-    Availability, Bubble, NotificationBus, Notifications, NotifyError, NotifySwitches,
+    AppIdentity, Availability, Bubble, NotificationBus, Notifications, NotifyError, NotifySwitches,
+    DESKTOP_ENTRY,
 };
 
 #[test]
@@ -107,4 +110,42 @@ fn a_daemon_that_takes_the_name_gets_a_body_escaped_for_itself() {
     );
     assert_eq!(plain_shown.lock().unwrap().len(), 1);
     assert_eq!(bus.connections_made(), 1, "the same connection throughout");
+}
+
+#[test]
+fn bubbles_carry_the_apps_desktop_entry_and_icon() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = PrivateBus::start(dir.path());
+    let (_daemon, _shown, attributed) = stand_in_daemon_attributing(&private.address, false);
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let icon = dir
+        .path()
+        .join("answer-inbox-desktop.png")
+        .display()
+        .to_string();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(NotificationBus::at(&private.address))
+        .identity(AppIdentity {
+            desktop_entry: DESKTOP_ENTRY.to_owned(),
+            icon: icon.clone(),
+        })
+        .events(events_tx)
+        .start()
+        .unwrap();
+    notifications.announce(vec![announcement("whose", &confirm("Whose", "planu"))]);
+    assert_eq!(next_notified(&events), (vec!["whose".to_owned()], false));
+    assert_eq!(
+        attributed.lock().unwrap().as_slice(),
+        [(icon, Some("Answer Inbox".to_owned()))],
+        "the daemon groups and attributes the bubble by these"
+    );
+
+    // A bubble made by hand names no entry, and sends no hint for it.
+    NotificationBus::at(&private.address)
+        .notify(&Bubble::new("Answer Inbox", "Plain", "body"), None)
+        .unwrap();
+    assert_eq!(
+        attributed.lock().unwrap()[1],
+        ("dialog-question".to_owned(), None)
+    );
 }

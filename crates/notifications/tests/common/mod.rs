@@ -106,9 +106,13 @@ impl Drop for PrivateBus {
 /// What the stand-in daemon was asked to show: (summary, body).
 pub type Shown = Arc<Mutex<Vec<(String, String)>>>;
 
+/// Whose bubbles the stand-in daemon was asked to show: (app_icon, the `desktop-entry` hint).
+pub type Attributed = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 struct StandIn {
     markup: bool,
     shown: Shown,
+    attributed: Attributed,
     next_id: u32,
 }
 
@@ -119,14 +123,21 @@ impl StandIn {
         &mut self,
         _app_name: String,
         _replaces_id: u32,
-        _app_icon: String,
+        app_icon: String,
         summary: String,
         body: String,
         _actions: Vec<String>,
-        _hints: HashMap<String, OwnedValue>,
+        hints: HashMap<String, OwnedValue>,
         _expire_timeout: i32,
     ) -> u32 {
         self.shown.lock().unwrap().push((summary, body));
+        let desktop_entry = hints
+            .get("desktop-entry")
+            .and_then(|value| String::try_from(value.try_clone().ok()?).ok());
+        self.attributed
+            .lock()
+            .unwrap()
+            .push((app_icon, desktop_entry));
         self.next_id += 1;
         self.next_id
     }
@@ -154,10 +165,21 @@ impl StandIn {
 /// Serves `org.freedesktop.Notifications` on the bus at `address` until dropped; `markup`
 /// says whether it claims to read bodies as markup.
 pub fn stand_in_daemon(address: &str, markup: bool) -> (zbus::blocking::Connection, Shown) {
+    let (connection, shown, _) = stand_in_daemon_attributing(address, markup);
+    (connection, shown)
+}
+
+/// [`stand_in_daemon`], also recording each bubble's icon and desktop entry.
+pub fn stand_in_daemon_attributing(
+    address: &str,
+    markup: bool,
+) -> (zbus::blocking::Connection, Shown, Attributed) {
     let shown = Shown::default();
+    let attributed = Attributed::default();
     let daemon = StandIn {
         markup,
         shown: Arc::clone(&shown),
+        attributed: Arc::clone(&attributed),
         next_id: 0,
     };
     let connection = zbus::blocking::connection::Builder::address(address)
@@ -168,5 +190,5 @@ pub fn stand_in_daemon(address: &str, markup: bool) -> (zbus::blocking::Connecti
         .unwrap()
         .build()
         .expect("the stand-in daemon owns the name");
-    (connection, shown)
+    (connection, shown, attributed)
 }
