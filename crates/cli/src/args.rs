@@ -20,7 +20,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
         Exit codes: 0 success; 1 failure (invalid input, unknown id, I/O); 2 usage error; \
         3 the request is already settled (answer, cancel); 4 the answer is kept, not yet \
         written: the spool would not take it (answer); 5 the request changed: not the version \
-        shown (answer); 6 the request is blocked (answer); for `ask --wait`: 10 declined, \
+        shown (answer); 6 the request is blocked (answer); 7 the unit file is written or removed \
+        but no systemd user manager took the change (service); for `ask --wait`: 10 declined, \
         11 expired, 12 rejected, 13 cancelled, 14 the outcome file cannot be trusted, \
         15 a policy settled it (--require-person), 124 timed out.",
     after_help = "The protocol: docs/PROTOCOL.md, or `answer-inbox schema request|outcome`."
@@ -36,7 +37,8 @@ pub struct Cli {
 /// Where the spool and the database are. Global, so they may follow the subcommand.
 #[derive(Debug, Args)]
 pub struct LocationArgs {
-    /// The spool directory (created when missing) [default: <XDG data dir>/answer-inbox/spool].
+    /// The spool directory (created when missing) [default: the settings file's spool, else
+    /// <XDG data dir>/answer-inbox/spool; see `answer-inbox config`].
     #[arg(
         long,
         global = true,
@@ -48,7 +50,8 @@ pub struct LocationArgs {
     pub spool: Option<PathBuf>,
 
     /// The inbox's SQLite database, never inside the spool [default: <XDG data
-    /// dir>/answer-inbox/inbox.sqlite3].
+    /// dir>/answer-inbox/inbox.sqlite3 for the default spool, inbox-<digest>.sqlite3 beside it
+    /// for another, as the desktop app has it].
     #[arg(
         long,
         global = true,
@@ -61,7 +64,8 @@ pub struct LocationArgs {
 
     /// Team mode: the spool is shared by the members of GROUP (a setgid group directory,
     /// group-readable files); requests and outcomes from accounts outside the group are
-    /// refused. Without it the spool is private to your account (docs/SECURITY.md).
+    /// refused. Without it, the settings file's team, else the spool is private to your
+    /// account (docs/SECURITY.md).
     #[arg(
         long,
         global = true,
@@ -82,6 +86,11 @@ pub struct LocationArgs {
         value_parser = path_or_empty()
     )]
     pub policy: Option<PathBuf>,
+
+    /// Which of these were typed rather than taken from their variables, and what they
+    /// resolve to (`locations`); set by `main` after parsing, not an argument.
+    #[arg(skip)]
+    pub resolution: crate::locations::Resolution,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +112,100 @@ pub enum Command {
     Serve(ServeArgs),
     Devices(DevicesArgs),
     Hook(HookArgs),
+    Service(ServiceArgs),
+    Config(ConfigArgs),
+}
+
+/// Show where the spool, the database, the policy file, the team and the settings file
+/// are, and where each came from.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    long_about = "Show where the spool, the database, the policy file, the team and the \
+    settings file are, and where each came from: a flag (--spool, --db, --policy, --team), \
+    its environment variable (ANSWER_INBOX_DIR, ANSWER_INBOX_DB, ANSWER_INBOX_POLICY, \
+    ANSWER_INBOX_TEAM), the settings file the desktop app's Settings write, or the default, \
+    in that order of precedence. The command line and the app share the settings file, so \
+    both use the same spool and open the same database for it. Nothing is created or \
+    changed. Exit 1 when a value cannot be had (a settings file whose spool is not an \
+    absolute path, no HOME). See docs/CONFIG.md."
+)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub command: Option<ConfigCommand>,
+
+    /// Print one JSON object: each value with its source, and the settings file's state.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the settings file's path only, whether or not it exists.
+    Path,
+}
+
+/// The headless inbox (`watch`) as a systemd user service: install, uninstall, status.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "The headless inbox (`watch`) as a systemd user service, started with your \
+    user manager and restarted when it fails; its log goes to the journal (`journalctl --user \
+    -u answer-inbox`).\n\n\
+    The .deb ships the unit as /usr/lib/systemd/user/answer-inbox.service: `systemctl --user \
+    enable --now answer-inbox` turns it on. `service install` is for other installs: it \
+    writes the same unit, running this binary with the --spool, --db, --policy and --team \
+    given (or ANSWER_INBOX_*), to <XDG config dir>/systemd/user/answer-inbox.service, which \
+    overrides a packaged unit of the same name (systemd's search order); `status` says which \
+    is in effect. A user manager runs while you are logged in; `loginctl enable-linger` keeps \
+    it running without a session, for a server.\n\n\
+    Exit 0 done; 1 failure (a unit file not written by `service install` is refused, \
+    systemctl failed); 7 the unit file is written or removed but no systemd user manager \
+    could be reached (systemctl missing, or no user session bus, as in most containers): the \
+    command says what to run once there is one."
+)]
+pub struct ServiceArgs {
+    #[command(subcommand)]
+    pub command: ServiceCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServiceCommand {
+    /// Write the user unit for this binary and the locations given, reload the user
+    /// manager, and enable and start the service.
+    Install(ServiceInstallArgs),
+    /// Stop and disable the service, and remove the unit `service install` wrote (no other).
+    Uninstall,
+    /// Which unit file is in effect (the user's or the packaged one), whether the service is
+    /// enabled and running, and its last log lines.
+    Status(ServiceStatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServiceInstallArgs {
+    /// Replace a unit file that `service install` did not write.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Write the unit and reload the user manager, but do not enable or start the service.
+    #[arg(long)]
+    pub no_start: bool,
+
+    /// The service polls the directories instead of using inotify (`watch --poll`): for a
+    /// spool on a network filesystem.
+    #[arg(long)]
+    pub poll: bool,
+
+    /// The service sends no desktop notifications (`watch --no-notify`): when the desktop
+    /// app, which has answer buttons, announces requests on this spool.
+    #[arg(long)]
+    pub no_notify: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServiceStatusArgs {
+    /// Print the status as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Answer an agent's permission hooks from the inbox: `hook claude-code`, `hook codex`.

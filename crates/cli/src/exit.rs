@@ -18,6 +18,11 @@ pub const CHANGED: u8 = 5;
 /// `answer`: nobody may answer the request here: an invalid outcome file stands in its
 /// place, or its file changed after it was placed; nothing was written.
 pub const BLOCKED: u8 = 6;
+/// `service install` / `uninstall`: the unit file is written (or removed), but no systemd
+/// user manager took the change: systemctl is missing, or it cannot reach a user manager
+/// (no session bus, as in most containers). The command prints what to run once there is
+/// one.
+pub const NO_SERVICE_MANAGER: u8 = 7;
 /// `ask --wait`: the operator declined.
 pub const DECLINED: u8 = 10;
 /// `ask --wait`: time ran out and defaults could not answer.

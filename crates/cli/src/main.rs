@@ -12,7 +12,7 @@ mod render;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use tracing_subscriber::EnvFilter;
 
 use crate::args::{Cli, Command};
@@ -21,7 +21,12 @@ fn main() -> ExitCode {
     // Reads FAILPOINTS when the fault points are compiled in (the `failpoints` feature, for
     // the reliability tests); without the feature this does nothing.
     let _faults = fail::FailScenario::setup();
-    let cli = Cli::parse();
+    // Parsed in two steps (as `Cli::parse` does) to keep the matches: they tell a typed
+    // --spool from ANSWER_INBOX_DIR, for `config` to say which one gave the spool.
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches)
+        .unwrap_or_else(|error| error.format(&mut Cli::command()).exit());
+    cli.locations.resolution = locations::Resolution::from_matches(&matches);
     init_logging(&cli.command);
     match dispatch(&cli) {
         Ok(code) => ExitCode::from(code),
@@ -55,6 +60,8 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Serve(args) => commands::serve::run(locations, args),
         Command::Devices(args) => commands::devices::run(locations, args),
         Command::Hook(args) => commands::hook::run(locations, args),
+        Command::Service(args) => commands::service::run(locations, args),
+        Command::Config(args) => commands::config::run(locations, args),
     }
 }
 

@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
-use inbox_engine::locations;
 use inbox_engine::notifier::{Fanout, NotifierSlot};
 use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
+use crate::config;
 use crate::errors::{ErrorCode, IpcError};
 use crate::inbox::Inbox;
 use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
-use crate::settings::{check_settings, load_settings, save_settings, trust_in_words};
+use crate::settings::{check_settings, load_settings_file, save_settings, trust_in_words};
 use crate::views::{PolicyProblemView, PolicyView, Settings, StatusView, SubmitResult, UiEvent};
 
 /// Where things are, decided once at start-up from the environment.
@@ -36,45 +36,59 @@ pub struct DeskConfig {
 
 impl DeskConfig {
     /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB`, `ANSWER_INBOX_POLICY` and the XDG
-    /// directories.
+    /// directories, by the rules the command line follows too ([`crate::config`]).
     pub fn from_env(app_name: &'static str) -> Result<DeskConfig, IpcError> {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|value| !value.is_empty())
-                .map(PathBuf::from)
-        };
+        let given = config::Given::from_env();
+        let defaults = config::Defaults::from_dirs();
         let missing = || {
             IpcError::bad_input(
                 "cannot find the user's data and config directories (is HOME set?); \
                  set ANSWER_INBOX_DIR and ANSWER_INBOX_DB",
             )
         };
+        let policy = config::policy_file(given.policy.as_ref(), defaults.policy.as_deref())
+            .map_err(|_| missing())?;
         Ok(DeskConfig {
-            spool_override: var("ANSWER_INBOX_DIR"),
-            db_override: var("ANSWER_INBOX_DB"),
-            default_spool: locations::default_spool().ok_or_else(missing)?,
-            default_db: locations::default_db().ok_or_else(missing)?,
-            settings_path: crate::settings::default_settings_path().ok_or_else(missing)?,
-            policy_path: match var("ANSWER_INBOX_POLICY") {
-                Some(path) => path,
-                None => locations::default_policy().ok_or_else(missing)?,
-            },
+            spool_override: given.spool.map(|spool| spool.value),
+            db_override: given.db.map(|db| db.value),
+            default_spool: defaults.spool.ok_or_else(missing)?,
+            default_db: defaults.db.ok_or_else(missing)?,
+            settings_path: defaults.settings_file.ok_or_else(missing)?,
+            policy_path: policy.value,
             app_name,
         })
     }
 
-    /// The database for a spool: the override, the default one for the default spool, and
-    /// a separate file per other spool, so switching spools never mixes two inboxes' records.
+    /// The database for a spool: the override, else the shared rule
+    /// ([`config::db_for_spool`]): the default one for the default spool, and a separate
+    /// file per other spool, so switching spools never mixes two inboxes' records.
     pub fn db_for(&self, spool: &Path) -> PathBuf {
-        if let Some(db) = &self.db_override {
-            return db.clone();
+        match &self.db_override {
+            Some(db) => db.clone(),
+            None => config::db_for_spool(spool, &self.default_spool, &self.default_db),
         }
-        if spool == self.default_spool {
-            return self.default_db.clone();
-        }
-        let digest = inbox_protocol::sha256_hex(spool.as_os_str().as_encoded_bytes());
-        self.default_db
-            .with_file_name(format!("inbox-{}.sqlite3", &digest[..12]))
+    }
+
+    /// The spool to open at start: `ANSWER_INBOX_DIR`, else the settings file's, else the
+    /// default, as the command line decides it ([`config::spool_dir`]). A settings file
+    /// whose spool is not an absolute path is an error naming the file.
+    fn spool(&self, settings: Option<&Settings>) -> Result<PathBuf, IpcError> {
+        let given = self.spool_override.as_ref().map(|spool| {
+            config::Sourced::new(
+                spool.clone(),
+                config::Source::Env {
+                    name: config::SPOOL_VAR,
+                },
+            )
+        });
+        let file = settings.map(|settings| config::SettingsFile {
+            path: self.settings_path.clone(),
+            state: config::FileState::Read,
+            settings: Some(settings.clone()),
+        });
+        config::spool_dir(given.as_ref(), file.as_ref(), Some(&self.default_spool))
+            .map(|spool| spool.value)
+            .map_err(|error| IpcError::bad_input(error.to_string()))
     }
 }
 
@@ -103,15 +117,12 @@ pub struct Desk {
 impl Desk {
     /// Opens the inbox and starts the background loop with notifications.
     pub fn start(config: DeskConfig, hooks: ShellHooks) -> Result<Arc<Desk>, IpcError> {
-        let fallback_spool = config
-            .spool_override
-            .clone()
-            .unwrap_or_else(|| config.default_spool.clone());
-        let (mut settings, warning) =
-            load_settings(&config.settings_path, Settings::with_spool(&fallback_spool));
-        if let Some(spool) = &config.spool_override {
-            settings.spool_dir = spool.display().to_string();
-        }
+        // An invalid file is moved aside here (the app writes the file; the command line
+        // only reads it) and the defaults apply.
+        let (from_file, warning) = load_settings_file(&config.settings_path);
+        let spool = config.spool(from_file.as_ref())?;
+        let mut settings = from_file.unwrap_or_else(|| Settings::with_spool(&spool));
+        settings.spool_dir = spool.display().to_string();
         let settings = settings.tidied();
         let switches = NotifySwitches::new(settings.notifications, settings.do_not_disturb);
         // The notification buttons call back into the desk, which exists only once its

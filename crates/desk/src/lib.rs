@@ -13,10 +13,12 @@
 //! - [`actions`]: which answers a notification offers as buttons.
 //! - [`notify`]: notifications with buttons, do-not-disturb.
 //! - [`settings`]: the operator's settings file.
+//! - [`config`]: where the spool, database, policy and settings are, shared with the CLI.
 //! - [`policy`]: the operator's policy file, as the Settings view edits it.
 //! - [`runtime`]: the engine's loop in the background, its events for the window.
 
 pub mod actions;
+pub mod config;
 pub mod desk;
 pub mod errors;
 pub mod inbox;

@@ -1,7 +1,9 @@
 //! The operator's settings: a small JSON file in the config directory, written atomically.
 //!
-//! A settings file that cannot be read is moved aside (never deleted) and the defaults are
-//! used, so a bad edit can neither stop the app from starting nor be silently lost.
+//! The app writes it; the command line reads it too (see [`crate::config`]), so both use the
+//! same spool. When the app finds a file that is not valid settings it moves it aside (never
+//! deletes it) and uses the defaults, so a bad edit can neither stop the app from starting
+//! nor be silently lost; the command line only reads, warns, and leaves the file alone.
 
 use std::path::{Path, PathBuf};
 
@@ -60,34 +62,71 @@ pub fn trust_in_words(trust: &Trust) -> String {
     }
 }
 
-/// Reads the settings at `path`, or `defaults` when there are none. A file that is not
-/// valid settings is renamed to `settings.json.unreadable` and reported in the second value.
-pub fn load_settings(path: &Path, defaults: Settings) -> (Settings, Option<String>) {
+/// Why the settings file could not be used; names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsTrouble {
+    /// There is a file, but it cannot be read (permissions, a directory, ...).
+    #[error("cannot read the settings file {}: {error}", path.display())]
+    Unreadable { path: PathBuf, error: String },
+    /// It was read, but it is not valid settings.
+    #[error("the settings file {} is not valid settings ({error})", path.display())]
+    Invalid { path: PathBuf, error: String },
+}
+
+impl SettingsTrouble {
+    /// What is wrong, without the file's name: `not valid settings: ...`, `cannot be read:
+    /// ...`.
+    pub fn problem(&self) -> String {
+        match self {
+            SettingsTrouble::Unreadable { error, .. } => format!("cannot be read: {error}"),
+            SettingsTrouble::Invalid { error, .. } => format!("not valid settings: {error}"),
+        }
+    }
+}
+
+/// What the settings file at `path` holds, read without changing anything: `None` when
+/// there is no file.
+pub fn read_settings(path: &Path) -> Result<Option<Settings>, SettingsTrouble> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (defaults, None),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
-            return (
-                defaults,
-                Some(format!("cannot read {}: {error}", path.display())),
-            )
+            return Err(SettingsTrouble::Unreadable {
+                path: path.to_owned(),
+                error: error.to_string(),
+            })
         }
     };
-    match serde_json::from_slice::<Settings>(&bytes) {
+    serde_json::from_slice::<Settings>(&bytes)
+        .map(Some)
+        .map_err(|error| SettingsTrouble::Invalid {
+            path: path.to_owned(),
+            error: error.to_string(),
+        })
+}
+
+/// Reads the settings at `path`, or `defaults` when there are none. See
+/// [`load_settings_file`] for a file that cannot be used.
+pub fn load_settings(path: &Path, defaults: Settings) -> (Settings, Option<String>) {
+    let (settings, warning) = load_settings_file(path);
+    (settings.unwrap_or(defaults), warning)
+}
+
+/// The app's reading of its settings file: what it holds (`None` when there is none or it
+/// cannot be used), and what to tell the operator. A file that is not valid settings is
+/// renamed to `settings.json.unreadable`, so that the app's next save does not overwrite
+/// it; one that cannot be read at all is left where it is.
+pub fn load_settings_file(path: &Path) -> (Option<Settings>, Option<String>) {
+    match read_settings(path) {
         Ok(settings) => (settings, None),
-        Err(error) => {
+        Err(trouble @ SettingsTrouble::Unreadable { .. }) => (None, Some(trouble.to_string())),
+        Err(trouble @ SettingsTrouble::Invalid { .. }) => {
             let aside = path.with_extension("json.unreadable");
             let kept = match std::fs::rename(path, &aside) {
                 Ok(()) => format!("kept as {}", aside.display()),
                 Err(rename) => format!("could not move it aside: {rename}"),
             };
-            (
-                defaults,
-                Some(format!(
-                    "{} is not valid settings ({error}); using defaults, {kept}",
-                    path.display()
-                )),
-            )
+            (None, Some(format!("{trouble}; using defaults, {kept}")))
         }
     }
 }

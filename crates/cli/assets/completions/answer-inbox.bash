@@ -31,6 +31,9 @@ _answer__inbox() {
             answer__inbox,check)
                 cmd="answer__inbox__subcmd__check"
                 ;;
+            answer__inbox,config)
+                cmd="answer__inbox__subcmd__config"
+                ;;
             answer__inbox,demo)
                 cmd="answer__inbox__subcmd__demo"
                 ;;
@@ -57,6 +60,9 @@ _answer__inbox() {
                 ;;
             answer__inbox,serve)
                 cmd="answer__inbox__subcmd__serve"
+                ;;
+            answer__inbox,service)
+                cmd="answer__inbox__subcmd__service"
                 ;;
             answer__inbox,show)
                 cmd="answer__inbox__subcmd__show"
@@ -87,6 +93,18 @@ _answer__inbox() {
                 ;;
             answer__inbox__subcmd__audit__subcmd__help,verify)
                 cmd="answer__inbox__subcmd__audit__subcmd__help__subcmd__verify"
+                ;;
+            answer__inbox__subcmd__config,help)
+                cmd="answer__inbox__subcmd__config__subcmd__help"
+                ;;
+            answer__inbox__subcmd__config,path)
+                cmd="answer__inbox__subcmd__config__subcmd__path"
+                ;;
+            answer__inbox__subcmd__config__subcmd__help,help)
+                cmd="answer__inbox__subcmd__config__subcmd__help__subcmd__help"
+                ;;
+            answer__inbox__subcmd__config__subcmd__help,path)
+                cmd="answer__inbox__subcmd__config__subcmd__help__subcmd__path"
                 ;;
             answer__inbox__subcmd__devices,help)
                 cmd="answer__inbox__subcmd__devices__subcmd__help"
@@ -133,6 +151,9 @@ _answer__inbox() {
             answer__inbox__subcmd__help,check)
                 cmd="answer__inbox__subcmd__help__subcmd__check"
                 ;;
+            answer__inbox__subcmd__help,config)
+                cmd="answer__inbox__subcmd__help__subcmd__config"
+                ;;
             answer__inbox__subcmd__help,demo)
                 cmd="answer__inbox__subcmd__help__subcmd__demo"
                 ;;
@@ -160,6 +181,9 @@ _answer__inbox() {
             answer__inbox__subcmd__help,serve)
                 cmd="answer__inbox__subcmd__help__subcmd__serve"
                 ;;
+            answer__inbox__subcmd__help,service)
+                cmd="answer__inbox__subcmd__help__subcmd__service"
+                ;;
             answer__inbox__subcmd__help,show)
                 cmd="answer__inbox__subcmd__help__subcmd__show"
                 ;;
@@ -177,6 +201,9 @@ _answer__inbox() {
                 ;;
             answer__inbox__subcmd__help__subcmd__audit,verify)
                 cmd="answer__inbox__subcmd__help__subcmd__audit__subcmd__verify"
+                ;;
+            answer__inbox__subcmd__help__subcmd__config,path)
+                cmd="answer__inbox__subcmd__help__subcmd__config__subcmd__path"
                 ;;
             answer__inbox__subcmd__help__subcmd__devices,list)
                 cmd="answer__inbox__subcmd__help__subcmd__devices__subcmd__list"
@@ -204,6 +231,15 @@ _answer__inbox() {
                 ;;
             answer__inbox__subcmd__help__subcmd__policy,show)
                 cmd="answer__inbox__subcmd__help__subcmd__policy__subcmd__show"
+                ;;
+            answer__inbox__subcmd__help__subcmd__service,install)
+                cmd="answer__inbox__subcmd__help__subcmd__service__subcmd__install"
+                ;;
+            answer__inbox__subcmd__help__subcmd__service,status)
+                cmd="answer__inbox__subcmd__help__subcmd__service__subcmd__status"
+                ;;
+            answer__inbox__subcmd__help__subcmd__service,uninstall)
+                cmd="answer__inbox__subcmd__help__subcmd__service__subcmd__uninstall"
                 ;;
             answer__inbox__subcmd__hook,claude-code)
                 cmd="answer__inbox__subcmd__hook__subcmd__claude__subcmd__code"
@@ -247,6 +283,30 @@ _answer__inbox() {
             answer__inbox__subcmd__policy__subcmd__help,show)
                 cmd="answer__inbox__subcmd__policy__subcmd__help__subcmd__show"
                 ;;
+            answer__inbox__subcmd__service,help)
+                cmd="answer__inbox__subcmd__service__subcmd__help"
+                ;;
+            answer__inbox__subcmd__service,install)
+                cmd="answer__inbox__subcmd__service__subcmd__install"
+                ;;
+            answer__inbox__subcmd__service,status)
+                cmd="answer__inbox__subcmd__service__subcmd__status"
+                ;;
+            answer__inbox__subcmd__service,uninstall)
+                cmd="answer__inbox__subcmd__service__subcmd__uninstall"
+                ;;
+            answer__inbox__subcmd__service__subcmd__help,help)
+                cmd="answer__inbox__subcmd__service__subcmd__help__subcmd__help"
+                ;;
+            answer__inbox__subcmd__service__subcmd__help,install)
+                cmd="answer__inbox__subcmd__service__subcmd__help__subcmd__install"
+                ;;
+            answer__inbox__subcmd__service__subcmd__help,status)
+                cmd="answer__inbox__subcmd__service__subcmd__help__subcmd__status"
+                ;;
+            answer__inbox__subcmd__service__subcmd__help,uninstall)
+                cmd="answer__inbox__subcmd__service__subcmd__help__subcmd__uninstall"
+                ;;
             *)
                 ;;
         esac
@@ -254,7 +314,7 @@ _answer__inbox() {
 
     case "${cmd}" in
         answer__inbox)
-            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook help"
+            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -593,6 +653,108 @@ _answer__inbox() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        answer__subcmd__inbox__subcmd__config)
+            opts="-h --json --spool --db --team --policy --help path help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__config__subcmd__help)
+            opts="path help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__config__subcmd__help__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__config__subcmd__path)
+            opts="-h --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         answer__subcmd__inbox__subcmd__demo)
             opts="-h --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -858,7 +1020,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__help)
-            opts="check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook help"
+            opts="check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -958,6 +1120,34 @@ _answer__inbox() {
         answer__subcmd__inbox__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__config)
+            opts="path"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__config__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1210,6 +1400,62 @@ _answer__inbox() {
         answer__subcmd__inbox__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__service)
+            opts="install uninstall status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__service__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__service__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__service__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1758,6 +2004,196 @@ _answer__inbox() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service)
+            opts="-h --spool --db --team --policy --help install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__help)
+            opts="install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__install)
+            opts="-h --force --no-start --poll --no-notify --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__status)
+            opts="-h --json --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__service__subcmd__uninstall)
+            opts="-h --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --spool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
