@@ -36,6 +36,10 @@ fn main() {
         "pair_device",
         "rename_device",
         "revoke_device",
+        "get_app",
+        "set_start_at_login",
+        "open_log_folder",
+        "quit_app",
     ];
     tauri_build::try_build(
         tauri_build::Attributes::new()

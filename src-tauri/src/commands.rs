@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use inbox_desk::{
-    AlikeAnswerView, AlikeMemberView, AlikeTarget, Desk, HistoryView, IpcError, PairingView,
-    PolicyProblemView, PolicyView, ProblemView, RemoteView, RequestView, RowView, Settings,
-    SnoozeView, SpoolProblemView, StatusView, SubmitResult,
+    AlikeAnswerView, AlikeMemberView, AlikeTarget, AppView, Desk, ErrorCode, HistoryView, IpcError,
+    PairingView, PolicyProblemView, PolicyView, ProblemView, RemoteView, RequestView, RowView,
+    Settings, SnoozeView, SpoolProblemView, StatusView, SubmitResult,
 };
 use inbox_web::Remote;
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State};
+use tauri_plugin_autostart::ManagerExt;
 use tauri_plugin_opener::OpenerExt;
 
 type Answer<T> = Result<T, IpcError>;
@@ -198,4 +199,65 @@ pub async fn open_link(app: AppHandle, desk: State<'_, Arc<Desk>>, url: String) 
             .open_url(url, None::<&str>)
             .map_err(|e| e.to_string())
     })
+}
+
+/// Start at login, the log folder and whether a tray is there, for Settings.
+#[tauri::command]
+pub async fn get_app(app: AppHandle, logs: State<'_, crate::LogDir>) -> Answer<AppView> {
+    Ok(AppView {
+        start_at_login: start_at_login(&app)?,
+        log_dir: logs.0.as_ref().map(|dir| dir.display().to_string()),
+        tray: inbox_desk::closing::tray_host_present(),
+    })
+}
+
+/// Adds the app to the desktop's autostart, or removes it; returns what holds now.
+#[tauri::command]
+pub async fn set_start_at_login(app: AppHandle, on: bool) -> Answer<bool> {
+    let autostart = app.autolaunch();
+    let changed = if on {
+        autostart.enable()
+    } else {
+        autostart.disable()
+    };
+    changed.map_err(|error| {
+        IpcError::new(
+            ErrorCode::Storage,
+            format!("cannot change the desktop's autostart entry: {error}"),
+        )
+    })?;
+    start_at_login(&app)
+}
+
+fn start_at_login(app: &AppHandle) -> Answer<bool> {
+    app.autolaunch().is_enabled().map_err(|error| {
+        IpcError::new(
+            ErrorCode::Storage,
+            format!("cannot read the desktop's autostart entry: {error}"),
+        )
+    })
+}
+
+/// Opens the log folder in the file manager: that directory and no other path (the page
+/// names none).
+#[tauri::command]
+pub async fn open_log_folder(app: AppHandle, logs: State<'_, crate::LogDir>) -> Answer<()> {
+    let dir = logs.0.as_ref().ok_or_else(|| {
+        IpcError::bad_input("this app writes no log file (see its standard error)")
+    })?;
+    app.opener()
+        .open_path(dir.to_string_lossy(), None::<&str>)
+        .map_err(|error| {
+            IpcError::new(
+                ErrorCode::Storage,
+                format!("cannot open {}: {error}", dir.display()),
+            )
+        })
+}
+
+/// Ctrl+Q: quits the app (the tray's Quit does the same).
+#[tauri::command]
+pub async fn quit_app(app: AppHandle) -> Answer<()> {
+    app.exit(0);
+    Ok(())
 }

@@ -1,26 +1,30 @@
 //! The Answer Inbox desktop shell: wires `inbox-desk` into Tauri. Setup, one-line commands
-//! (commands.rs), the tray (tray.rs), the window. Everything testable without a window
-//! lives in `inbox-desk`.
+//! (commands.rs), the tray (tray.rs), logging (logging.rs), the window. Everything testable
+//! without a window lives in `inbox-desk`.
 
 mod commands;
+mod logging;
 mod tray;
 
 use std::sync::Arc;
 
+use inbox_desk::closing::{on_close, tray_host_present, Explained, OnClose};
 use inbox_desk::{Desk, DeskConfig, ShellHooks, UiEvent};
 use inbox_web::{EventFeed, Remote};
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
 const MAIN: &str = "main";
 
+/// The argument the start-at-login entry starts the app with: it then opens hidden in the
+/// tray, where there is one.
+const AT_LOGIN: &str = "--at-login";
+
+/// Where the log files are, for Settings.
+pub(crate) struct LogDir(pub Option<std::path::PathBuf>);
+
 pub fn run() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,rusqlite_migration=warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    let logging = logging::init();
+    let at_login = std::env::args().any(|arg| arg == AT_LOGIN);
 
     let app = tauri::Builder::default()
         // First, so that a second launch hands over before it opens anything itself.
@@ -28,6 +32,20 @@ pub fn run() {
             show_main_window(app)
         }))
         .plugin(tauri_plugin_opener::init())
+        // Start at login: an XDG autostart entry (~/.config/autostart/Answer Inbox.desktop)
+        // that Settings adds and removes; never by default.
+        .plugin(tauri_plugin_autostart::Builder::new().arg(AT_LOGIN).build())
+        // Size, position and maximised state, saved when the app quits and restored when the
+        // window opens. Not visibility: the window's being shown is decided here.
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(
+                    tauri_plugin_window_state::StateFlags::SIZE
+                        | tauri_plugin_window_state::StateFlags::POSITION
+                        | tauri_plugin_window_state::StateFlags::MAXIMIZED,
+                )
+                .build(),
+        )
         .invoke_handler(tauri::generate_handler![
             commands::list_pending,
             commands::list_history,
@@ -54,19 +72,27 @@ pub fn run() {
             commands::pair_device,
             commands::rename_device,
             commands::revoke_device,
+            commands::get_app,
+            commands::set_start_at_login,
+            commands::open_log_folder,
+            commands::quit_app,
         ])
-        .setup(|app| {
-            if let Err(message) = setup(app.handle()) {
+        .setup(move |app| {
+            app.manage(LogDir(logging.dir.clone()));
+            app.manage(logging);
+            if let Err(message) = setup(app.handle(), at_login) {
                 eprintln!("answer-inbox-desktop: {message}");
                 std::process::exit(2);
             }
             Ok(())
         })
         .on_window_event(|window, event| {
-            // Closing the window keeps the inbox running in the tray.
+            // Closing hides the window where a tray can bring it back, and quits where none
+            // can (closing.rs); decided off the main thread, since it asks the session bus.
             if let WindowEvent::CloseRequested { api, .. } = event {
                 api.prevent_close();
-                let _ = window.hide();
+                let app = window.app_handle().clone();
+                std::thread::spawn(move || close_main_window(&app));
             }
         })
         .build(tauri::generate_context!())
@@ -84,7 +110,7 @@ pub fn run() {
     });
 }
 
-fn setup(app: &AppHandle) -> Result<(), String> {
+fn setup(app: &AppHandle, at_login: bool) -> Result<(), String> {
     let emit_handle = app.clone();
     let show_handle = app.clone();
     // Pages open on other devices hear what the window hears.
@@ -104,6 +130,11 @@ fn setup(app: &AppHandle) -> Result<(), String> {
     let pushes = hooks.also_notify.clone();
     let config = DeskConfig::from_env("Answer Inbox").map_err(|e| e.message)?;
     let desk = Desk::start(config, hooks).map_err(|e| e.message)?;
+    tracing::info!(
+        "Answer Inbox {} started, watching {}",
+        env!("CARGO_PKG_VERSION"),
+        desk.inbox().spool_dir().display()
+    );
     for warning in &desk.warnings {
         tracing::warn!("{warning}");
     }
@@ -127,8 +158,13 @@ fn setup(app: &AppHandle) -> Result<(), String> {
     remote.apply(&desk.settings().remote);
     app.manage(remote);
 
+    // Started at login with a tray to stay in: no window until the operator asks for it
+    // (or a request's notification is clicked). Without a tray, a hidden app could not be
+    // reached, so the window opens.
+    let visible = !(at_login && tray_host_present());
     WebviewWindowBuilder::new(app, MAIN, WebviewUrl::App("index.html".into()))
         .title("Answer Inbox")
+        .visible(visible)
         .inner_size(1100.0, 720.0)
         .min_inner_size(640.0, 420.0)
         // The window shows the app and nothing else: links from requests go to the system
@@ -170,6 +206,33 @@ fn update_tray(app: &AppHandle, pending: u32) {
             "Answer Inbox".to_owned()
         };
         let _ = window.set_title(&title);
+    }
+}
+
+/// The window's close button: hide, quit, or say once that closing quits (closing.rs).
+fn close_main_window(app: &AppHandle) {
+    let explained = Explained::in_state_dir();
+    let before = explained.as_ref().is_none_or(Explained::before);
+    let tray_host = tray_host_present();
+    let decision = on_close(tray_host, before);
+    tracing::info!(
+        "the window's close button: {decision:?} (tray host: {tray_host}, closing quits said \
+         before: {before})"
+    );
+    match decision {
+        OnClose::Hide => {
+            if let Some(window) = app.get_webview_window(MAIN) {
+                let _ = window.hide();
+            }
+        }
+        OnClose::Quit => app.exit(0),
+        OnClose::Explain => {
+            if let Some(explained) = explained {
+                explained.remember();
+            }
+            // Only the window hears this; pages on other devices have no app to quit.
+            let _ = app.emit("inbox", UiEvent::ClosingQuits);
+        }
     }
 }
 

@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod crash;
 mod desktop;
+mod desktop_lifecycle;
 mod examples;
 mod faults;
 mod hooks;

@@ -16,13 +16,17 @@
 //! - [`config`]: where the spool, database, policy and settings are, shared with the CLI.
 //! - [`policy`]: the operator's policy file, as the Settings view edits it.
 //! - [`runtime`]: the engine's loop in the background, its events for the window.
+//! - [`logs`]: the app's daily log file in the state directory.
+//! - [`closing`]: whether closing the window hides it (a tray host is there) or quits.
 
 pub mod actions;
+pub mod closing;
 pub mod config;
 pub mod desk;
 pub mod errors;
 pub mod inbox;
 pub mod links;
+pub mod logs;
 pub mod markdown;
 pub mod notify;
 pub mod policy;

@@ -341,9 +341,11 @@ pub struct PolicyView {
 pub struct Settings {
     /// The spool directory pipelines write to.
     pub spool_dir: String,
-    /// Desktop notifications for new requests.
+    /// Desktop notifications for new requests. Absent in a file written by hand: on.
+    #[serde(default = "notifications_on")]
     pub notifications: bool,
-    /// Silences notifications without turning them off.
+    /// Silences notifications without turning them off. Absent: off.
+    #[serde(default)]
     pub do_not_disturb: bool,
     /// Team mode: the group whose members share the spool (group-readable files, requests
     /// from accounts outside the group refused). None (or absent) keeps the spool private.
@@ -353,6 +355,23 @@ pub struct Settings {
     /// phone. Absent in older files: off.
     #[serde(default)]
     pub remote: RemoteSettings,
+}
+
+fn notifications_on() -> bool {
+    true
+}
+
+/// The app itself, for Settings: whether it starts at login, where its log files are, and
+/// whether a tray is there to keep it in when the window closes.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AppView {
+    /// Whether the desktop's autostart has the app (an XDG autostart entry).
+    pub start_at_login: bool,
+    /// The directory of the daily log files, when there is one.
+    pub log_dir: Option<String>,
+    /// Whether a tray host is on the session bus: closing the window hides the app there,
+    /// and quits it otherwise.
+    pub tray: bool,
 }
 
 /// "Answer from other devices": off by default.
@@ -464,6 +483,9 @@ pub enum UiEvent {
     /// The policy file became broken (`trouble`: what is wrong and what stands instead), or
     /// a good policy is in force again (`trouble` null).
     Policy { trouble: Option<String> },
+    /// The window's close button was pressed where no tray can bring the window back: the
+    /// window says, this once, that closing quits the app (`inbox_desk::closing`).
+    ClosingQuits,
 }
 
 fn rfc3339(at: DateTime<Utc>) -> String {

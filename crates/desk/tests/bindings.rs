@@ -24,6 +24,7 @@ fn generate(into: &Path) {
     AlikeTarget::export_all_to(into).unwrap();
     AlikeAnswerView::export_all_to(into).unwrap();
     PolicyView::export_all_to(into).unwrap();
+    AppView::export_all_to(into).unwrap();
 }
 
 /// Every `.ts` file under `dir`, by its path relative to `dir`.

@@ -74,7 +74,11 @@ impl Desktop {
 
     /// [`Desktop::start`], with or without a notification service on the session bus.
     pub async fn start_with(notification_service: bool) -> Desktop {
-        let desktop = Desktop::start_bare_with(notification_service).await;
+        Desktop::start_ready(Desktop::start_bare_with(notification_service).await).await
+    }
+
+    /// Waits for the started app's first list (`body[data-ready]`).
+    async fn start_ready(desktop: Desktop) -> Desktop {
         let deadline = Instant::now() + START;
         let ready = "return !!document.body && document.body.dataset.ready === 'true'";
         while desktop.client().execute(ready, Vec::new()).await.ok() != Some(json!(true)) {
@@ -99,13 +103,27 @@ impl Desktop {
         Desktop::start_bare_with(true).await
     }
 
+    /// [`Desktop::start`], after `prepare` has put files under the app's directories (the
+    /// temporary root: `home/`, `config/`, ...), as an earlier run would have left them.
+    pub async fn start_prepared(prepare: impl FnOnce(&Path)) -> Desktop {
+        Desktop::start_ready(Desktop::start_bare_prepared(true, prepare).await).await
+    }
+
     async fn start_bare_with(notification_service: bool) -> Desktop {
+        Desktop::start_bare_prepared(notification_service, |_| {}).await
+    }
+
+    async fn start_bare_prepared(
+        notification_service: bool,
+        prepare: impl FnOnce(&Path),
+    ) -> Desktop {
         let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let started = Instant::now();
         let app = app_binary();
         let inbox = Inbox::new();
         let root = inbox.dir.path();
         let dirs = AppDirs::create(root);
+        prepare(root);
         let session = Session::start(&root.join("session"), notification_service);
         let driver_log = dirs.logs().join("tauri-driver.log");
         let driver = Driver::start(&session, &driver_log, |cmd| {
@@ -214,7 +232,7 @@ impl Desktop {
     }
 
     /// The last lines of tauri-driver's log and the app's, for a failed test's report.
-    fn logs_tail(&self) -> String {
+    pub fn logs_tail(&self) -> String {
         format!(
             "--- tauri-driver ---\n{}\n--- the app ---\n{}",
             webdriver::log_tail(&self.driver_log, 60),

@@ -11,6 +11,7 @@
 import type { AlikeAnswerView } from './bindings/AlikeAnswerView';
 import type { AlikeMemberView } from './bindings/AlikeMemberView';
 import type { AlikeTarget } from './bindings/AlikeTarget';
+import type { AppView } from './bindings/AppView';
 import type { HistoryView } from './bindings/HistoryView';
 import type { PairingView } from './bindings/PairingView';
 import type { PolicyProblemView } from './bindings/PolicyProblemView';
@@ -140,6 +141,20 @@ export const addDemoRequests = () => call<number>('add_demo_requests');
 export const getSettings = () => call<Settings>('get_settings');
 
 export const saveSettings = (settings: Settings) => call<Settings>('save_settings', { settings });
+
+// The app itself: the window only (a browser is served none of these).
+
+/** Start at login, the log folder, and whether a tray is there. */
+export const getApp = () => call<AppView>('get_app');
+
+/** Adds the app to the desktop's autostart, or removes it; resolves to what holds now. */
+export const setStartAtLogin = (on: boolean) => call<boolean>('set_start_at_login', { on });
+
+/** Opens the log folder in the file manager. */
+export const openLogFolder = () => call<null>('open_log_folder');
+
+/** Quits the app (Ctrl+Q, or Quit when closing the window explains that closing quits). */
+export const quitApp = () => call<null>('quit_app');
 
 /**
  * Answering from other devices (the app's own web server): whether it runs, where, who can

@@ -46,6 +46,19 @@ describe('focusKindOf', () => {
   });
 });
 
+describe('quitting', () => {
+  it('quits on Ctrl+Q anywhere, typing included, and not on q or other modifiers', () => {
+    const quit = { type: 'quit' };
+    expect(keyAction(key('q', { ctrlKey: true }), list)).toEqual(quit);
+    expect(keyAction(key('Q', { ctrlKey: true, shiftKey: true }), batch)).toEqual(quit);
+    expect(keyAction(key('q', { ctrlKey: true }), { ...answer, focus: 'typing' })).toEqual(quit);
+    expect(keyAction(key('q', { ctrlKey: true }), { ...list, screen: 'other' })).toEqual(quit);
+    expect(keyAction(key('q'), list)).toBeNull();
+    expect(keyAction(key('q', { ctrlKey: true, altKey: true }), list)).toBeNull();
+    expect(keyAction(key('q', { metaKey: true }), list)).toBeNull();
+  });
+});
+
 describe('lists', () => {
   it('moves with j/k and the arrows', () => {
     expect(keyAction(key('j'), list)).toEqual({ type: 'move', by: 1 });

@@ -57,7 +57,8 @@ export type Action =
   | { type: 'review' }
   | { type: 'submit' }
   | { type: 'close-decline' }
-  | { type: 'back' };
+  | { type: 'back' }
+  | { type: 'quit' };
 
 /** Whether an element takes typed text (so letters and digits must reach it). */
 export function focusKindOf(el: { tagName: string; type?: string; isContentEditable?: boolean; dataset?: Record<string, string | undefined> } | null): FocusKind {
@@ -84,6 +85,9 @@ export function keyAction(input: KeyInput, ctx: KeyContext): Action | null {
   const { key } = input;
   const typing = ctx.focus === 'typing' || ctx.focus === 'search';
 
+  // Ctrl+Q quits the app from anywhere, typing included, as desktop apps do. (Only the app
+  // window acts on it: a browser tab is the browser's to close.)
+  if ((key === 'q' || key === 'Q') && input.ctrlKey && !input.altKey && !input.metaKey) return { type: 'quit' };
   if (key === 'Escape' && ctx.shortcutsOpen) return { type: 'close-shortcuts' };
   if (key === '?' && plain(input) && !typing) return { type: 'toggle-shortcuts' };
 
@@ -164,6 +168,7 @@ export const SHORTCUTS: ShortcutGroup[] = [
       { keys: ['?'], what: 'Show or hide this list' },
       { keys: ['/'], what: 'Search' },
       { keys: ['Esc'], what: 'Clear the search / close this list' },
+      { keys: ['Ctrl+Q'], what: 'Quit Answer Inbox (the app window)' },
     ],
   },
   {

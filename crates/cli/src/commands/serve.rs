@@ -143,7 +143,8 @@ fn log_event(event: &UiEvent) {
         UiEvent::Error { message } => format!("error: {message}"),
         UiEvent::Policy { trouble: Some(t) } => format!("policy trouble: {t}"),
         UiEvent::Policy { trouble: None } => "policy in force".to_owned(),
-        UiEvent::Focus { .. } => return,
+        // The window's own business: `serve` has no window to focus or close.
+        UiEvent::Focus { .. } | UiEvent::ClosingQuits => return,
     };
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");

@@ -10,11 +10,11 @@ export type Settings = {
  */
 spool_dir: string, 
 /**
- * Desktop notifications for new requests.
+ * Desktop notifications for new requests. Absent in a file written by hand: on.
  */
 notifications: boolean, 
 /**
- * Silences notifications without turning them off.
+ * Silences notifications without turning them off. Absent: off.
  */
 do_not_disturb: boolean, 
 /**

@@ -8,4 +8,4 @@ export type UiEvent = { "kind": "changed", pending: number, } | { "kind": "settl
 /**
  * An `OutcomeStatus` in words.
  */
-status: OutcomeStatus, answered_by: string, } | { "kind": "cancelled", id: string, } | { "kind": "focus", id: string | null, } | { "kind": "error", message: string, } | { "kind": "policy", trouble: string | null, };
+status: OutcomeStatus, answered_by: string, } | { "kind": "cancelled", id: string, } | { "kind": "focus", id: string | null, } | { "kind": "error", message: string, } | { "kind": "policy", trouble: string | null, } | { "kind": "closing_quits" };
