@@ -508,6 +508,11 @@ fn a_change_needs_the_pages_own_origin_and_csrf_token_and_desktop_commands_are_n
         "open_link",
         "open_policy_file",
         "get_settings",
+        // The app's own: a page must not add it to autostart, open folders or quit it.
+        "get_app",
+        "set_start_at_login",
+        "open_log_folder",
+        "quit_app",
     ] {
         server
             .command(&phone, command, json!({}))
