@@ -1,18 +1,22 @@
-//! The `.deb`, installed for real: `dpkg -i` on this machine, the installed command and app
-//! run from /usr/bin, the desktop entry checked with `desktop-file-validate`, then
-//! `dpkg -r`, after which nothing of it is left.
+//! The packages, used for real.
 //!
-//! The package is the one `scripts/package --debug --deb` built (scripts/test builds it
-//! before the tests; `ANSWER_INBOX_DEB` names another). Installing needs root, or sudo
-//! without a password. The test refuses to run over an Answer Inbox already installed on the
-//! machine: it would remove it.
+//! - The `.deb`: `dpkg -i` on this machine, the installed command and app run from /usr/bin,
+//!   the desktop entry checked with `desktop-file-validate`, then `dpkg -r`, after which
+//!   nothing of it is left. Installing needs root, or sudo without a password. The test
+//!   refuses to run over an Answer Inbox already installed on the machine: it would remove it.
+//! - The AppImage: unpacked, its desktop entry checked; then started as a user starts one
+//!   (its runtime mounts it with FUSE), its window appears, and the app runs on the WebKit
+//!   and GTK inside the image, not the machine's; stopping it unmounts the image.
+//!
+//! Both are the ones `scripts/package --debug` built (scripts/test builds them before the
+//! tests); `ANSWER_INBOX_DEB` and `ANSWER_INBOX_APPIMAGE` name others.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use inbox_harness::desktop::AppDirs;
-use inbox_harness::process::Running;
+use inbox_harness::process::{descendants, eventually, Running};
 use inbox_harness::session::Session;
 
 use crate::util::{code, stderr, stdout, Inbox};
@@ -123,22 +127,7 @@ fn the_installed_app_opens_its_window_and_says_who_it_is() {
     let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
     app.stdout(log.try_clone().unwrap()).stderr(log);
     let _app = Running::spawn(app);
-
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let found = run(session
-            .command("xdotool")
-            .args(["search", "--name", "Answer Inbox"]));
-        if code(&found) == 0 && !stdout(&found).trim().is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the installed app showed no window in 60 s; its log:\n{}",
-            std::fs::read_to_string(dirs.logs().join("app.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_for_window(&session, &dirs, "the installed app");
 
     let bubble = session.wait_notify("Installed?");
     assert_eq!(bubble.app_name, "Answer Inbox");
@@ -169,27 +158,177 @@ fn the_installed_app_opens_its_window_and_says_who_it_is() {
     );
 }
 
+/// The libraries the app must take from the image: WebKit and what it renders with. Were any
+/// of them the machine's, the AppImage would work only where those happen to be installed.
+const FROM_THE_IMAGE: &[&str] = &[
+    "libwebkit2gtk-4.1.so",
+    "libjavascriptcoregtk-4.1.so",
+    "libgtk-3.so",
+    "libsoup-3.0.so",
+];
+
+#[test]
+fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
+    let appimage = built("appimage", "AppImage", "ANSWER_INBOX_APPIMAGE");
+    let inbox = Inbox::new();
+    let root = inbox.dir.path();
+
+    // What AppImage tools read from it: a valid desktop entry at the root, and an icon.
+    let unpacked = run(Command::new(&appimage)
+        .arg("--appimage-extract")
+        .current_dir(root));
+    assert_eq!(
+        code(&unpacked),
+        0,
+        "--appimage-extract: {}",
+        stderr(&unpacked)
+    );
+    let unpacked = root.join("squashfs-root");
+    let entry = unpacked.join("answer-inbox.desktop");
+    let validated = run(Command::new("desktop-file-validate").arg(&entry));
+    assert!(
+        code(&validated) == 0 && stdout(&validated).trim().is_empty(),
+        "desktop-file-validate {}: {}{}",
+        entry.display(),
+        stdout(&validated),
+        stderr(&validated)
+    );
+    assert!(
+        unpacked.join(".DirIcon").is_file(),
+        "no .DirIcon in the image"
+    );
+    assert!(unpacked.join("AppRun").is_file(), "no AppRun in the image");
+    std::fs::remove_dir_all(&unpacked).unwrap();
+
+    // Started as a user starts it, with a request waiting.
+    let dirs = AppDirs::create(root);
+    let session = Session::start(&root.join("session"), true);
+    inbox.place(
+        "appimage-check",
+        r#"{"inbox": 1, "title": "From the AppImage?", "source": {"app": "package-test"},
+            "questions": [{"id": "q1", "type": "confirm", "question": "From the AppImage?"}]}"#,
+    );
+    let mut app = session.command(&appimage);
+    dirs.apply(&mut app, &inbox.spool(), &inbox.db(), "package-test");
+    let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
+    app.stdout(log.try_clone().unwrap()).stderr(log);
+    let mut app = Running::spawn(app);
+    wait_for_window(&session, &dirs, "the AppImage");
+    let bubble = session.wait_notify("From the AppImage?");
+    assert_eq!(bubble.app_name, "Answer Inbox");
+
+    // The runtime mounted the image and became the app: its program is the image's.
+    let pid = app.child.id();
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
+    let mount = exe
+        .ancestors()
+        .nth(3)
+        .filter(|dir| dir.join("AppRun").is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "the app runs {}, not a program in a mounted image",
+                exe.display()
+            )
+        })
+        .to_owned();
+    assert!(
+        exe.ends_with("usr/bin/answer-inbox-desktop") && !mount.starts_with("/usr"),
+        "the app runs {}",
+        exe.display()
+    );
+
+    // It, and WebKit's helper processes it started, run on the libraries in the image.
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap();
+    for library in FROM_THE_IMAGE {
+        let mapped: Vec<&str> = maps
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(5))
+            .filter(|path| path.contains(library))
+            .collect();
+        assert!(
+            !mapped.is_empty()
+                && mapped
+                    .iter()
+                    .all(|path| path.starts_with(mount.to_str().unwrap())),
+            "{library} is mapped from {mapped:?}, not from the image at {}",
+            mount.display()
+        );
+    }
+    let mut helpers = Vec::new();
+    eventually("WebKit's web and network processes", || {
+        helpers = descendants(pid)
+            .iter()
+            .filter_map(|process| std::fs::read_link(format!("/proc/{}/exe", process.pid)).ok())
+            .filter(|exe| exe.to_string_lossy().contains("/webkit2gtk-4.1/WebKit"))
+            .collect::<Vec<_>>();
+        ["WebKitWebProcess", "WebKitNetworkProcess"]
+            .iter()
+            .all(|name| helpers.iter().any(|exe| exe.ends_with(name)))
+    });
+    for helper in &helpers {
+        assert!(
+            helper.starts_with(&mount),
+            "WebKit started {}, not the helper in the image at {}",
+            helper.display(),
+            mount.display()
+        );
+    }
+
+    // Quitting the app unmounts the image.
+    app.stop();
+    eventually("the image to be unmounted", || {
+        !std::fs::read_to_string("/proc/self/mountinfo")
+            .unwrap()
+            .contains(mount.to_str().unwrap())
+    });
+}
+
+/// Waits up to 60 s for a window titled "Answer Inbox" on the session's display.
+fn wait_for_window(session: &Session, dirs: &AppDirs, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let found = run(session
+            .command("xdotool")
+            .args(["search", "--name", "Answer Inbox"]));
+        if code(&found) == 0 && !stdout(&found).trim().is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} showed no window in 60 s; its log:\n{}",
+            std::fs::read_to_string(dirs.logs().join("app.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// The package scripts/package built, or the one `ANSWER_INBOX_DEB` names.
 fn built_deb() -> PathBuf {
-    if let Some(path) = std::env::var_os("ANSWER_INBOX_DEB") {
+    built("deb", "deb", "ANSWER_INBOX_DEB")
+}
+
+/// The newest `*.{extension}` in the target directory's `bundle/{kind}/` (where
+/// scripts/package puts it), or the file the environment variable `named_by` names.
+fn built(kind: &str, extension: &str, named_by: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(named_by) {
         return PathBuf::from(path);
     }
-    let dir = crate::util::sibling_binary("bundle").join("deb");
-    let mut debs: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let dir = crate::util::sibling_binary("bundle").join(kind);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries
                 .flatten()
                 .map(|entry| entry.path())
-                .filter(|path| path.extension().is_some_and(|ext| ext == "deb"))
+                .filter(|path| path.extension().is_some_and(|ext| ext == extension))
                 .collect()
         })
         .unwrap_or_default();
     // The newest, should several versions lie there.
-    debs.sort_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok());
-    debs.pop().unwrap_or_else(|| {
+    found.sort_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok());
+    found.pop().unwrap_or_else(|| {
         panic!(
-            "no .deb in {}: build it first with `scripts/package --debug --deb` (scripts/test \
-             does), or name one with ANSWER_INBOX_DEB",
+            "no .{extension} in {}: build it first with `scripts/package --debug` (scripts/test \
+             does), or name one with {named_by}",
             dir.display()
         )
     })
