@@ -210,6 +210,9 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
     );
     let mut app = session.command(&appimage);
     dirs.apply(&mut app, &inbox.spool(), &inbox.db(), "package-test");
+    // The spool relative to where it is started, as from a terminal: the app runs from
+    // inside the image (packaging/AppRun), and must still find it.
+    app.current_dir(root).env("ANSWER_INBOX_DIR", "spool");
     let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
     app.stdout(log.try_clone().unwrap()).stderr(log);
     let mut app = Running::spawn(app);

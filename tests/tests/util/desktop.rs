@@ -227,7 +227,7 @@ impl Desktop {
         self.dirs.settings_path()
     }
 
-    fn app_log(&self) -> PathBuf {
+    pub fn app_log(&self) -> PathBuf {
         self.dirs.logs().join("app.log")
     }
 
