@@ -23,7 +23,21 @@ const AT_LOGIN: &str = "--at-login";
 pub(crate) struct LogDir(pub Option<std::path::PathBuf>);
 
 pub fn run() {
+    // First, while this is the only thread: in the AppImage's bundle, WebKit finds its
+    // helpers relative to the working directory (bundle.rs).
+    let entered_bundle = inbox_desk::bundle::enter_bundle();
     let logging = logging::init();
+    match entered_bundle {
+        Ok(Some(usr)) => tracing::info!("running from the bundle in {}", usr.display()),
+        Ok(None) => {}
+        // Run anyway, and WebKit might start a program from wherever the app was started.
+        Err(error) => {
+            tracing::error!(
+                "cannot run from the AppImage's bundle, so the app does not start: {error}"
+            );
+            std::process::exit(1);
+        }
+    }
     let at_login = std::env::args().any(|arg| arg == AT_LOGIN);
 
     let app = tauri::Builder::default()

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use inbox_harness::desktop::AppDirs;
 use inbox_harness::process::{descendants, eventually, Running};
-use inbox_harness::session::Session;
+use inbox_harness::session::{NotifyCall, Session};
+use serde_json::json;
 
 use crate::util::{code, stderr, stdout, Inbox};
 
@@ -113,24 +114,13 @@ fn the_deb_installs_runs_and_removes_cleanly() {
 /// and icon names.
 fn the_installed_app_opens_its_window_and_says_who_it_is() {
     let inbox = Inbox::new();
-    let root = inbox.dir.path();
-    let dirs = AppDirs::create(root);
-    let session = Session::start(&root.join("session"), true);
-    inbox.place(
-        "installed-check",
-        r#"{"inbox": 1, "title": "Installed?", "source": {"app": "package-test"},
-            "questions": [{"id": "q1", "type": "confirm", "question": "Installed?"}]}"#,
+    let started = start_with_a_request(
+        &inbox,
+        Path::new("/usr/bin/answer-inbox-desktop"),
+        "Installed?",
+        |_| {},
     );
-
-    let mut app = session.command("/usr/bin/answer-inbox-desktop");
-    dirs.apply(&mut app, &inbox.spool(), &inbox.db(), "package-test");
-    let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
-    app.stdout(log.try_clone().unwrap()).stderr(log);
-    let _app = Running::spawn(app);
-    wait_for_window(&session, &dirs, "the installed app");
-
-    let bubble = session.wait_notify("Installed?");
-    assert_eq!(bubble.app_name, "Answer Inbox");
+    let bubble = &started.bubble;
     let lines: Vec<&str> = bubble.raw.lines().map(str::trim).collect();
     let hint = lines
         .iter()
@@ -200,25 +190,13 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
     assert!(unpacked.join("AppRun").is_file(), "no AppRun in the image");
     std::fs::remove_dir_all(&unpacked).unwrap();
 
-    // Started as a user starts it, with a request waiting.
-    let dirs = AppDirs::create(root);
-    let session = Session::start(&root.join("session"), true);
-    inbox.place(
-        "appimage-check",
-        r#"{"inbox": 1, "title": "From the AppImage?", "source": {"app": "package-test"},
-            "questions": [{"id": "q1", "type": "confirm", "question": "From the AppImage?"}]}"#,
-    );
-    let mut app = session.command(&appimage);
-    dirs.apply(&mut app, &inbox.spool(), &inbox.db(), "package-test");
-    // The spool relative to where it is started, as from a terminal: the app runs from
-    // inside the image (packaging/AppRun), and must still find it.
-    app.current_dir(root).env("ANSWER_INBOX_DIR", "spool");
-    let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
-    app.stdout(log.try_clone().unwrap()).stderr(log);
-    let mut app = Running::spawn(app);
-    wait_for_window(&session, &dirs, "the AppImage");
-    let bubble = session.wait_notify("From the AppImage?");
-    assert_eq!(bubble.app_name, "Answer Inbox");
+    // Started as a user starts it, with a request waiting, and the spool relative to where
+    // it is started, as from a terminal: the app runs from inside the image, and must still
+    // find it.
+    let started = start_with_a_request(&inbox, &appimage, "From the AppImage?", |app| {
+        app.current_dir(root).env("ANSWER_INBOX_DIR", "spool");
+    });
+    let mut app = started.app;
 
     // The runtime mounted the image and became the app: its program is the image's.
     let pid = app.child.id();
@@ -257,18 +235,7 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
             mount.display()
         );
     }
-    let mut helpers = Vec::new();
-    eventually("WebKit's web and network processes", || {
-        helpers = descendants(pid)
-            .iter()
-            .filter_map(|process| std::fs::read_link(format!("/proc/{}/exe", process.pid)).ok())
-            .filter(|exe| exe.to_string_lossy().contains("/webkit2gtk-4.1/WebKit"))
-            .collect::<Vec<_>>();
-        ["WebKitWebProcess", "WebKitNetworkProcess"]
-            .iter()
-            .all(|name| helpers.iter().any(|exe| exe.ends_with(name)))
-    });
-    for helper in &helpers {
+    for helper in webkit_helpers(pid) {
         assert!(
             helper.starts_with(&mount),
             "WebKit started {}, not the helper in the image at {}",
@@ -284,6 +251,134 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
             .unwrap()
             .contains(mount.to_str().unwrap())
     });
+}
+
+/// Someone else's programs where the bundled WebKit looks for its helpers, which is relative
+/// to the working directory: the unpacked bundle's app, started by hand from that directory,
+/// still runs the bundle's own helpers and never those programs.
+#[test]
+fn the_unpacked_app_never_runs_helpers_from_the_directory_it_was_started_in() {
+    let appimage = built("appimage", "AppImage", "ANSWER_INBOX_APPIMAGE");
+    let inbox = Inbox::new();
+    let root = inbox.dir.path();
+    let unpacked = run(Command::new(&appimage)
+        .arg("--appimage-extract")
+        .current_dir(root));
+    assert_eq!(code(&unpacked), 0, "{}", stderr(&unpacked));
+    let bundle = root.join("squashfs-root");
+
+    // The planted helpers sit where ././/lib/<multiarch>/webkit2gtk-4.1 leads from `hostile`.
+    let helpers_dir = std::fs::read_dir(bundle.join("usr/lib"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path().join("webkit2gtk-4.1"))
+        .find(|dir| dir.is_dir())
+        .expect("the bundle has WebKit's helpers");
+    let relative = helpers_dir.strip_prefix(bundle.join("usr")).unwrap();
+    let hostile = root.join("hostile");
+    let planted = hostile.join(relative);
+    std::fs::create_dir_all(&planted).unwrap();
+    let ran = root.join("planted-helper-ran");
+    for name in ["WebKitWebProcess", "WebKitNetworkProcess"] {
+        let path = planted.join(name);
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\necho \"$0\" >> '{}'\n", ran.display()),
+        )
+        .unwrap();
+        let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&path, permissions).unwrap();
+    }
+
+    let app_binary = bundle.join("usr/bin/answer-inbox-desktop");
+    let started = start_with_a_request(&inbox, &app_binary, "Unpacked?", |app| {
+        app.current_dir(&hostile);
+    });
+    let pid = started.app.child.id();
+    let mut helpers = Vec::new();
+    eventually("WebKit's helpers, the bundle's or the planted ones", || {
+        helpers = running_webkit_helpers(pid);
+        ran.exists() || both_helpers(&helpers)
+    });
+    assert!(
+        !ran.exists(),
+        "WebKit ran the planted helpers: {}",
+        std::fs::read_to_string(&ran).unwrap_or_default()
+    );
+    for helper in helpers {
+        assert!(
+            helper.starts_with(&bundle),
+            "WebKit started {}, not the bundle's helper",
+            helper.display()
+        );
+    }
+}
+
+/// An app started in a private session (Xvfb, a bus, dunst), with its window up and the
+/// bubble for the request it found waiting. Fields drop in order: the app, then the session.
+struct Started {
+    app: Running,
+    bubble: NotifyCall,
+    _session: Session,
+}
+
+/// Starts `program` in a private session with a request titled `title` waiting in `inbox`'s
+/// spool (`adjust` changes the command before it starts); returns once the window is up and
+/// the request's bubble has come, from the app's own identity.
+fn start_with_a_request(
+    inbox: &Inbox,
+    program: &Path,
+    title: &str,
+    adjust: impl FnOnce(&mut Command),
+) -> Started {
+    let root = inbox.dir.path();
+    let dirs = AppDirs::create(root);
+    let session = Session::start(&root.join("session"), true);
+    let request = json!({"inbox": 1, "title": title, "source": {"app": "package-test"},
+        "questions": [{"id": "q1", "type": "confirm", "question": title}]});
+    inbox.place("package-check", &request.to_string());
+
+    let mut app = session.command(program);
+    dirs.apply(&mut app, &inbox.spool(), &inbox.db(), "package-test");
+    adjust(&mut app);
+    let log = std::fs::File::create(dirs.logs().join("app.log")).unwrap();
+    app.stdout(log.try_clone().unwrap()).stderr(log);
+    let app = Running::spawn(app);
+    wait_for_window(&session, &dirs, &program.display().to_string());
+    let bubble = session.wait_notify(title);
+    assert_eq!(bubble.app_name, "Answer Inbox");
+    Started {
+        app,
+        bubble,
+        _session: session,
+    }
+}
+
+/// The programs of WebKit's web and network processes under `pid`, once both are running.
+fn webkit_helpers(pid: u32) -> Vec<PathBuf> {
+    let mut helpers = Vec::new();
+    eventually("WebKit's web and network processes", || {
+        helpers = running_webkit_helpers(pid);
+        both_helpers(&helpers)
+    });
+    helpers
+}
+
+/// The programs of the WebKit helper processes under `pid` now.
+fn running_webkit_helpers(pid: u32) -> Vec<PathBuf> {
+    descendants(pid)
+        .iter()
+        .filter_map(|process| std::fs::read_link(format!("/proc/{}/exe", process.pid)).ok())
+        .filter(|exe| exe.to_string_lossy().contains("/webkit2gtk-4.1/WebKit"))
+        .collect()
+}
+
+/// Whether both the web and the network process are among `helpers`.
+fn both_helpers(helpers: &[PathBuf]) -> bool {
+    ["WebKitWebProcess", "WebKitNetworkProcess"]
+        .iter()
+        .all(|name| helpers.iter().any(|exe| exe.ends_with(name)))
 }
 
 /// Waits up to 60 s for a window titled "Answer Inbox" on the session's display.

@@ -20,6 +20,7 @@
 //! - [`closing`]: whether closing the window hides it (a tray host is there) or quits.
 
 pub mod actions;
+pub mod bundle;
 pub mod closing;
 pub mod config;
 pub mod desk;
