@@ -6,8 +6,8 @@
 //! question with a tombstone, `cancel/<id>`. This crate is the asker's side of it, the one
 //! `answer-inbox ask` and `answer-inbox mcp` are built on:
 //!
-//! - [`Asker`]: a spool, opened by path ([`Asker::open`]) or where the command line would find
-//!   it ([`Asker::from_env`]).
+//! - [`Asker`]: a spool, opened by path ([`Asker::open`]) or from `$ANSWER_INBOX_DIR` and the
+//!   default ([`Asker::from_env`]).
 //! - [`Asker::ask`] / [`Asker::ask_async`]: validate, place, wait; [`Reply`] says how it
 //!   ended: [settled](Reply::Settled) (the [`Outcome`]: answered, defaulted, declined,
 //!   expired or rejected), [withdrawn](Reply::CancelledByAsker), or
@@ -244,8 +244,10 @@ pub fn settled_by_policy(outcome: &Outcome) -> bool {
     ) && outcome.decider() != Some(DecidedBy::Person)
 }
 
-/// The spool directory the command line uses when given no `--spool`: `$ANSWER_INBOX_DIR`
-/// when set and not empty, else `<XDG data dir>/answer-inbox/spool`.
+/// The spool directory an asker uses when given none: `$ANSWER_INBOX_DIR` when set and not
+/// empty, else `<XDG data dir>/answer-inbox/spool`. Unlike the command line, it does not read
+/// the app's settings file (its rules live in the desktop crate, which an asker does not
+/// link): where Settings moved the spool, set `ANSWER_INBOX_DIR` or open the spool by path.
 pub fn default_spool_dir() -> Result<PathBuf, AskError> {
     match std::env::var_os(SPOOL_ENV).filter(|dir| !dir.is_empty()) {
         Some(dir) => Ok(PathBuf::from(dir)),
@@ -268,7 +270,7 @@ impl Asker {
             .map_err(|error| AskError::Spool(error.0))
     }
 
-    /// Opens the spool the command line would use (see [`default_spool_dir`]).
+    /// Opens the spool [`default_spool_dir`] names.
     pub fn from_env() -> Result<Asker, AskError> {
         Asker::open(default_spool_dir()?)
     }

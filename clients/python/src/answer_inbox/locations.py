@@ -30,10 +30,13 @@ def resolve_spool_dir(spool: Optional[PathArg] = None) -> str:
 
 
 def default_spool_dir() -> str:
-    """The spool the command line uses when given no ``--spool``: ``$ANSWER_INBOX_DIR``
-    when set and not empty, else ``<data dir>/answer-inbox/spool``, where the data dir is
+    """The spool an asker uses when given none: ``$ANSWER_INBOX_DIR`` when set and not
+    empty, else ``<data dir>/answer-inbox/spool``, where the data dir is
     ``$XDG_DATA_HOME`` (when it is an absolute path) or ``~/.local/share`` on Linux and
     other Unix systems, and ``~/Library/Application Support`` on macOS.
+
+    Unlike the command line, it does not read the desktop app's settings file: where the
+    app's Settings moved the spool, set ``ANSWER_INBOX_DIR`` or pass the spool's path.
 
     Raises :class:`~answer_inbox.NoSpool` when there is no home directory to start from.
     """
