@@ -23,6 +23,7 @@ mod policy;
 mod race;
 mod readme;
 mod service;
+mod service_running;
 mod spool_safety;
 mod team;
 mod web;
