@@ -1,8 +1,7 @@
 //! The packages, used for real.
 //!
 //! - The `.deb`: `dpkg -i` on this machine, the installed command and app run from /usr/bin,
-//!   the desktop entry checked with `desktop-file-validate`, the packaged user unit turned on
-//!   under a real systemd user manager (util/user_manager.rs), then `dpkg -r`, after which
+//!   the desktop entry checked with `desktop-file-validate`, then `dpkg -r`, after which
 //!   nothing of it is left. Installing needs root, or sudo without a password. The test
 //!   refuses to run over an Answer Inbox already installed on the machine: it would remove it.
 //! - The AppImage: unpacked, its desktop entry checked; then started as a user starts one
@@ -21,7 +20,6 @@ use inbox_harness::process::{descendants, eventually, Running};
 use inbox_harness::session::{NotifyCall, Session};
 use serde_json::json;
 
-use crate::util::user_manager::{UserManager, UNIT};
 use crate::util::{code, stderr, stdout, Inbox};
 
 /// The package's name, as Tauri's bundler derives it from the product name.
@@ -104,7 +102,6 @@ fn the_deb_installs_runs_and_removes_cleanly() {
     );
 
     the_installed_app_opens_its_window_and_says_who_it_is();
-    the_packaged_service_runs_under_a_user_manager();
 
     drop(_removal);
     for path in INSTALLED {
@@ -149,55 +146,6 @@ fn the_installed_app_opens_its_window_and_says_who_it_is() {
         "app_icon: {}",
         bubble.raw
     );
-}
-
-/// The packaged unit, turned on as the README says (`systemctl --user enable --now
-/// answer-inbox`) under a real user manager with a home of its own: the installed `watch`
-/// runs on that home's default spool and settles a pipeline's autonomous request by the
-/// shipped policy; `disable --now` stops it.
-fn the_packaged_service_runs_under_a_user_manager() {
-    let inbox = Inbox::new();
-    let manager = UserManager::start(&inbox);
-    let enabled = manager.systemctl(&inbox, &["enable", "--now", UNIT]);
-    assert!(enabled.status.success(), "{}", stderr(&enabled));
-    assert_eq!(
-        manager.property(&inbox, "FragmentPath"),
-        "/usr/lib/systemd/user/answer-inbox.service"
-    );
-    assert_eq!(manager.property(&inbox, "ActiveState"), "active");
-    let main = manager.property(&inbox, "MainPID");
-    assert_eq!(
-        std::fs::read_link(format!("/proc/{main}/exe")).ok(),
-        Some(PathBuf::from("/usr/bin/answer-inbox")),
-        "the service runs the installed command"
-    );
-
-    // The installed command asks on the default spool, as a pipeline on this account would.
-    let request =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nightly-cleanup-autonomous.json");
-    let asked = run(manager
-        .user_command(&inbox, Path::new("/usr/bin/answer-inbox"))
-        .args(["ask", "--wait", "--timeout", "30"])
-        .arg(request)
-        .env_remove("ANSWER_INBOX_DIR")
-        .env_remove("ANSWER_INBOX_DB"));
-    assert_eq!(code(&asked), 0, "{}", stderr(&asked));
-    let outcome: serde_json::Value = serde_json::from_str(&stdout(&asked)).unwrap();
-    assert_eq!(outcome["status"], "defaulted", "{outcome}");
-    assert_eq!(outcome["answered_by"], "policy:rule:file-askers");
-    let id = outcome["id"].as_str().unwrap();
-    assert!(
-        inbox
-            .dir
-            .path()
-            .join(format!("xdg/answer-inbox/spool/answers/{id}.json"))
-            .is_file(),
-        "the outcome is in the home's default spool"
-    );
-
-    let disabled = manager.systemctl(&inbox, &["disable", "--now", UNIT]);
-    assert!(disabled.status.success(), "{}", stderr(&disabled));
-    assert_eq!(manager.property(&inbox, "ActiveState"), "inactive");
 }
 
 /// The libraries the app must take from the image: WebKit and what it renders with. Were any

@@ -5,7 +5,6 @@
 pub mod browser;
 pub mod desktop;
 pub mod requests;
-pub mod user_manager;
 pub mod webdriver;
 
 use std::path::{Path, PathBuf};
