@@ -23,7 +23,6 @@ mod policy;
 mod race;
 mod readme;
 mod service;
-mod service_running;
 mod spool_safety;
 mod team;
 mod web;
