@@ -164,16 +164,7 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
     let root = inbox.dir.path();
 
     // What AppImage tools read from it: a valid desktop entry at the root, and an icon.
-    let unpacked = run(Command::new(&appimage)
-        .arg("--appimage-extract")
-        .current_dir(root));
-    assert_eq!(
-        code(&unpacked),
-        0,
-        "--appimage-extract: {}",
-        stderr(&unpacked)
-    );
-    let unpacked = root.join("squashfs-root");
+    let unpacked = unpack(&appimage, root);
     let entry = unpacked.join("answer-inbox.desktop");
     let validated = run(Command::new("desktop-file-validate").arg(&entry));
     assert!(
@@ -253,6 +244,20 @@ fn the_appimage_runs_the_app_on_the_webkit_inside_it() {
     });
 }
 
+/// Unpacks the AppImage into `dir` with its own `--appimage-extract`; returns the bundle.
+fn unpack(appimage: &Path, dir: &Path) -> PathBuf {
+    let unpacked = run(Command::new(appimage)
+        .arg("--appimage-extract")
+        .current_dir(dir));
+    assert_eq!(
+        code(&unpacked),
+        0,
+        "--appimage-extract: {}",
+        stderr(&unpacked)
+    );
+    dir.join("squashfs-root")
+}
+
 /// Someone else's programs where the bundled WebKit looks for its helpers, which is relative
 /// to the working directory: the unpacked bundle's app, started by hand from that directory,
 /// still runs the bundle's own helpers and never those programs.
@@ -261,11 +266,7 @@ fn the_unpacked_app_never_runs_helpers_from_the_directory_it_was_started_in() {
     let appimage = built("appimage", "AppImage", "ANSWER_INBOX_APPIMAGE");
     let inbox = Inbox::new();
     let root = inbox.dir.path();
-    let unpacked = run(Command::new(&appimage)
-        .arg("--appimage-extract")
-        .current_dir(root));
-    assert_eq!(code(&unpacked), 0, "{}", stderr(&unpacked));
-    let bundle = root.join("squashfs-root");
+    let bundle = unpack(&appimage, root);
 
     // The planted helpers sit where ././/lib/<multiarch>/webkit2gtk-4.1 leads from `hostile`.
     let helpers_dir = std::fs::read_dir(bundle.join("usr/lib"))

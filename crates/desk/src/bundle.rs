@@ -12,6 +12,7 @@
 //! Moving changes what a relative path names, so the app's variables that hold paths are
 //! made absolute first, from where the app was started.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::config::{DB_VAR, POLICY_VAR, SPOOL_VAR};
@@ -30,9 +31,10 @@ pub fn bundle_usr_dir(exe: &Path) -> Option<PathBuf> {
 }
 
 /// The new values of the app's path variables that are relative in `vars`: each joined to
-/// `started_in`. Absolute and empty values stay as they are.
+/// `started_in`. Absolute and empty values stay as they are. Values are taken as the OS gave
+/// them: a relative path that is not UTF-8 must be made absolute too.
 pub fn absolute_path_vars(
-    vars: impl Fn(&str) -> Option<String>,
+    vars: impl Fn(&str) -> Option<OsString>,
     started_in: &Path,
 ) -> Vec<(&'static str, PathBuf)> {
     PATH_VARS
@@ -55,7 +57,7 @@ pub fn enter_bundle() -> std::io::Result<Option<PathBuf>> {
         return Ok(None);
     };
     let started_in = std::env::current_dir()?;
-    for (name, value) in absolute_path_vars(|name| std::env::var(name).ok(), &started_in) {
+    for (name, value) in absolute_path_vars(|name| std::env::var_os(name), &started_in) {
         std::env::set_var(name, value);
     }
     std::env::set_current_dir(&usr)?;
@@ -82,9 +84,9 @@ mod tests {
     #[test]
     fn only_relative_path_variables_are_made_absolute_from_where_the_app_started() {
         let vars = |name: &str| match name {
-            SPOOL_VAR => Some("spool".to_owned()),
-            DB_VAR => Some("/var/inbox.sqlite3".to_owned()),
-            POLICY_VAR => Some(String::new()),
+            SPOOL_VAR => Some("spool".into()),
+            DB_VAR => Some("/var/inbox.sqlite3".into()),
+            POLICY_VAR => Some(OsString::new()),
             _ => None,
         };
         assert_eq!(
