@@ -340,7 +340,7 @@ fn check_defaults(request: &Request) {
 /// words "javascript:" may well appear as text ("see javascript: the good parts"); only
 /// markup and URLs can make them run, so that is where they are looked for.
 fn render_and_check(markdown: &str) {
-    let html = inbox_desk::markdown::render_markdown(markdown);
+    let html = inbox_app::markdown::render_markdown(markdown);
     assert!(
         !html.to_ascii_lowercase().contains("<script"),
         "script in {html:?} from {markdown:?}"

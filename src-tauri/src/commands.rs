@@ -1,15 +1,16 @@
-//! The window's commands: each a one-line call into `inbox-desk`. `async` so that Tauri runs
+//! The window's commands: each a one-line call into `inbox-desk`'s `Desk` or `inbox-app`'s `Inbox`. `async` so that Tauri runs
 //! them off the main thread: a list of 10,000 rows must not freeze the window while it is
 //! read and serialised.
 
 use std::sync::Arc;
 
-use inbox_desk::{
-    AlikeAnswerView, AlikeMemberView, AlikeTarget, AppView, Desk, ErrorCode, HistoryView, IpcError,
-    PairingView, PolicyProblemView, PolicyView, ProblemView, RemoteView, RequestView, RowView,
-    Settings, SnoozeView, SpoolProblemView, StatusView, SubmitResult,
+use inbox_app::{
+    AlikeAnswerView, AlikeMemberView, AlikeTarget, AppView, ErrorCode, HistoryView, IpcError,
+    PolicyProblemView, PolicyView, ProblemView, RequestView, RowView, Settings, SnoozeView,
+    SpoolProblemView, StatusView, SubmitResult,
 };
-use inbox_web::Remote;
+use inbox_desk::Desk;
+use inbox_web::{PairingView, Remote, RemoteView};
 use serde_json::{Map, Value};
 use tauri::{AppHandle, State};
 use tauri_plugin_autostart::ManagerExt;

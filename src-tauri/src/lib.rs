@@ -8,8 +8,9 @@ mod tray;
 
 use std::sync::Arc;
 
+use inbox_app::UiEvent;
 use inbox_desk::closing::{on_close, tray_host_present, Explained, OnClose};
-use inbox_desk::{Desk, DeskConfig, ShellHooks, UiEvent};
+use inbox_desk::{Desk, DeskConfig, ShellHooks};
 use inbox_web::{EventFeed, Remote};
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 
@@ -21,6 +22,20 @@ const AT_LOGIN: &str = "--at-login";
 
 /// Where the log files are, for Settings.
 pub(crate) struct LogDir(pub Option<std::path::PathBuf>);
+
+/// The handler of every command of the one list (crates/app/src/command_names.rs): the
+/// served ones, then the window's own.
+macro_rules! and_window_only_commands {
+    ($($served:ident,)*) => {
+        inbox_app::window_only_commands!(handler $($served,)*)
+    };
+}
+
+macro_rules! handler {
+    ($($command:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$command),*]
+    };
+}
 
 pub fn run() {
     // First, while this is the only thread: in the AppImage's bundle, WebKit finds its
@@ -60,37 +75,7 @@ pub fn run() {
                 )
                 .build(),
         )
-        .invoke_handler(tauri::generate_handler![
-            commands::list_pending,
-            commands::list_history,
-            commands::list_problems,
-            commands::open_request,
-            commands::submit_answers,
-            commands::decline_request,
-            commands::check_answers,
-            commands::list_snoozed,
-            commands::snooze_request,
-            commands::unsnooze_request,
-            commands::list_alike,
-            commands::answer_alike,
-            commands::get_policy,
-            commands::check_policy,
-            commands::save_policy,
-            commands::open_policy_file,
-            commands::add_demo_requests,
-            commands::get_status,
-            commands::get_settings,
-            commands::save_settings,
-            commands::open_link,
-            commands::get_remote_access,
-            commands::pair_device,
-            commands::rename_device,
-            commands::revoke_device,
-            commands::get_app,
-            commands::set_start_at_login,
-            commands::open_log_folder,
-            commands::quit_app,
-        ])
+        .invoke_handler(inbox_app::served_commands!(and_window_only_commands))
         .setup(move |app| {
             app.manage(LogDir(logging.dir.clone()));
             app.manage(logging);

@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use inbox_desk::settings::save_settings;
-use inbox_desk::{DeskConfig, Settings};
+use inbox_app::settings::save_settings;
+use inbox_app::Settings;
+use inbox_desk::DeskConfig;
 use serde_json::Value;
 
 use crate::util::{code, stderr, stdout, Inbox};

@@ -24,7 +24,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use inbox_desk::RequestView;
+use inbox_app::RequestView;
 use inbox_engine::Store;
 use inbox_harness::overflow::{inbox_command, run_with_timeout, Daemon};
 use serde_json::Value;

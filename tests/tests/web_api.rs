@@ -21,24 +21,14 @@ use crate::util::{self, code, eventually, stderr, stdout, Inbox, Running};
 const CONFIRM: &str = r#"{"inbox": 1, "title": "Deploy?",
   "questions": [{"id": "go", "type": "confirm", "question": "Deploy now?"}]}"#;
 
-/// Every command the server serves to a paired device (the window's reading and answering
-/// ones, and `forget`).
-const COMMANDS: [&str; 14] = [
-    "list_pending",
-    "list_history",
-    "list_problems",
-    "open_request",
-    "submit_answers",
-    "decline_request",
-    "check_answers",
-    "list_snoozed",
-    "snooze_request",
-    "unsnooze_request",
-    "list_alike",
-    "answer_alike",
-    "get_status",
-    "forget",
-];
+/// Every command the server serves to a paired device: the window's reading and answering
+/// ones (inbox-app's one list), and `forget`.
+fn commands() -> impl Iterator<Item = &'static str> {
+    inbox_app::SERVED_COMMANDS
+        .iter()
+        .copied()
+        .chain(std::iter::once("forget"))
+}
 
 /// Failed attempts an address may make before it is refused (inbox-web's `FAILURE_LIMIT`).
 const FAILURE_LIMIT: usize = 10;
@@ -287,7 +277,7 @@ fn every_api_route_refuses_a_browser_without_a_paired_device() {
     let routes: Vec<(&str, String)> = [("GET", "/api/session"), ("GET", "/api/events")]
         .into_iter()
         .map(|(method, path)| (method, path.to_owned()))
-        .chain(COMMANDS.iter().map(|c| ("POST", format!("/api/{c}"))))
+        .chain(commands().map(|c| ("POST", format!("/api/{c}"))))
         .collect();
     let call = |server: &Server, method: &str, path: &str, cookie: Option<&str>| {
         // Everything else in order (own Origin, a CSRF header), so the token alone is why.
@@ -501,24 +491,13 @@ fn a_change_needs_the_pages_own_origin_and_csrf_token_and_desktop_commands_are_n
         );
     }
 
-    for command in [
-        "save_settings",
-        "save_policy",
-        "add_demo_requests",
-        "open_link",
-        "open_policy_file",
-        "get_settings",
-        // The app's own: a page must not add it to autostart, open folders or quit it.
-        "get_app",
-        "set_start_at_login",
-        "open_log_folder",
-        "quit_app",
-    ] {
+    // The window's own commands (settings, the policy, the server, and the app itself: a page
+    // must not add it to autostart, open folders or quit it) are nothing a device can call.
+    for command in inbox_app::WINDOW_ONLY_COMMANDS {
         server
             .command(&phone, command, json!({}))
             .assert_refused(404, "not_found", command);
     }
-
     // The same answer with everything in order is taken: the refusals were for what lacked.
     let result = server
         .post(
@@ -532,6 +511,11 @@ fn a_change_needs_the_pages_own_origin_and_csrf_token_and_desktop_commands_are_n
         )
         .ok("submit");
     assert_eq!(result["result"], "settled", "{result}");
+    // And every served command is there: a wrong argument at most, never an unknown command.
+    for command in inbox_app::SERVED_COMMANDS {
+        let reply = server.command(&phone, command, json!({"no such argument": true}));
+        assert_ne!(reply.status, 404, "{command} is not served: {}", reply.body);
+    }
     server.stop();
 }
 

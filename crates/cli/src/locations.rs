@@ -1,6 +1,6 @@
 //! Where the spool, the database, the policy file and the team are: a flag, else its
 //! environment variable, else the settings file the desktop app's Settings write, else the
-//! default. The rules are the app's own (`inbox_desk::config`), so the command line and the
+//! default. The rules are the app's own (`inbox_app::config`), so the command line and the
 //! app use the same spool and open the same database for it.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use anyhow::{anyhow, Context, Result};
 use clap::parser::ValueSource;
 use clap::ArgMatches;
-use inbox_desk::config::{
+use inbox_app::config::{
     self, ConfigError, Defaults, Given, Resolved, SettingsFile, Source, Sourced,
 };
 use inbox_engine::{locations, Engine, PolicySource, Spool, Trust};

@@ -15,7 +15,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::config::{DB_VAR, POLICY_VAR, SPOOL_VAR};
+use inbox_app::config::{DB_VAR, POLICY_VAR, SPOOL_VAR};
 
 /// The variables whose relative values name places from where the app was started.
 const PATH_VARS: [&str; 3] = [SPOOL_VAR, DB_VAR, POLICY_VAR];

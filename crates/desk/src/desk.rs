@@ -10,12 +10,14 @@ use inbox_engine::notifier::{Fanout, NotifierSlot};
 use inbox_protocol::Surface;
 use serde_json::{Map, Value};
 
-use crate::config;
-use crate::errors::{ErrorCode, IpcError};
-use crate::inbox::Inbox;
+use inbox_app::config;
+use inbox_app::settings::{check_settings, load_settings_file, save_settings, trust_in_words};
+use inbox_app::{
+    operator_shown, ErrorCode, Inbox, IpcError, PolicyProblemView, PolicyView, Settings,
+    StatusView, SubmitResult, UiEvent,
+};
+
 use crate::notify::{ActionNotifier, Chosen, NotifySwitches};
-use crate::settings::{check_settings, load_settings_file, save_settings, trust_in_words};
-use crate::views::{PolicyProblemView, PolicyView, Settings, StatusView, SubmitResult, UiEvent};
 
 /// Where things are, decided once at start-up from the environment.
 #[derive(Debug, Clone)]
@@ -36,7 +38,7 @@ pub struct DeskConfig {
 
 impl DeskConfig {
     /// From `ANSWER_INBOX_DIR`, `ANSWER_INBOX_DB`, `ANSWER_INBOX_POLICY` and the XDG
-    /// directories, by the rules the command line follows too ([`crate::config`]).
+    /// directories, by the rules the command line follows too ([`inbox_app::config`]).
     pub fn from_env(app_name: &'static str) -> Result<DeskConfig, IpcError> {
         let given = config::Given::from_env();
         let defaults = config::Defaults::from_dirs();
@@ -174,19 +176,19 @@ impl Desk {
 
     /// The policy file as the Settings view edits it, with the inbox's report of trouble.
     pub fn policy(&self) -> Result<PolicyView, IpcError> {
-        crate::policy::read_policy(&self.config.policy_path, self.inbox().policy_trouble())
+        inbox_app::policy::read_policy(&self.config.policy_path, self.inbox().policy_trouble())
     }
 
     /// The problems of policy text, each with its line; none when it may be saved.
     pub fn check_policy(&self, text: &str) -> Vec<PolicyProblemView> {
-        crate::policy::check_policy(text)
+        inbox_app::policy::check_policy(text)
     }
 
-    /// Saves the policy file, if `text` is valid (see [`crate::policy::save_policy`]). The
+    /// Saves the policy file, if `text` is valid (see [`inbox_app::policy::save_policy`]). The
     /// loop takes the new policy at its next turn, within seconds, and judges every pending
     /// request again by it.
     pub fn save_policy(&self, text: &str) -> Result<PolicyView, IpcError> {
-        crate::policy::save_policy(&self.config.policy_path, text)
+        inbox_app::policy::save_policy(&self.config.policy_path, text)
     }
 
     /// Opens the policy file in the operator's editor through `open`, writing the shipped
@@ -195,7 +197,7 @@ impl Desk {
         &self,
         open: impl FnOnce(&Path) -> Result<(), String>,
     ) -> Result<(), IpcError> {
-        let path = crate::policy::ensure_policy_file(&self.config.policy_path)?;
+        let path = inbox_app::policy::ensure_policy_file(&self.config.policy_path)?;
         open(&path).map_err(|e| {
             IpcError::new(
                 ErrorCode::Storage,
@@ -281,9 +283,9 @@ impl Desk {
     /// The window's answer to a group of alike requests (see [`Inbox::answer_alike`]).
     pub fn answer_alike(
         &self,
-        members: &[crate::views::AlikeTarget],
+        members: &[inbox_app::AlikeTarget],
         answers: &Map<String, Value>,
-    ) -> Result<Vec<crate::views::AlikeAnswerView>, IpcError> {
+    ) -> Result<Vec<inbox_app::AlikeAnswerView>, IpcError> {
         self.inbox().answer_alike(members, answers, Surface::Window)
     }
 
@@ -293,7 +295,7 @@ impl Desk {
         url: &str,
         open: impl FnOnce(&str) -> Result<(), String>,
     ) -> Result<(), IpcError> {
-        if !crate::links::is_web_link(url) {
+        if !inbox_app::links::is_web_link(url) {
             return Err(IpcError::bad_input(format!(
                 "only http and https links open in the browser, not \"{url}\""
             )));
@@ -342,11 +344,6 @@ impl Desk {
             (self.hooks.emit)(UiEvent::Changed { pending });
         }
     }
-}
-
-/// Who answers here, as the engine records it: `operator:<OS account>`.
-pub fn operator_shown() -> String {
-    inbox_engine::operator::answered_by(&inbox_engine::operator::account())
 }
 
 /// Opens the inbox on the settings' spool, with their trust, and starts its loop, with

@@ -1,6 +1,6 @@
 //! The desktop app's notifications: `inbox-notifications` (one D-Bus connection, a bubble as
 //! soon as a request arrives, a summary for a burst) with answer buttons where the engine's
-//! rule allows ([`crate::actions`]) and the app's handler for clicks and presses. A bubble
+//! rule allows (`inbox_engine::notifier::offer`) and the app's handler for clicks and presses. A bubble
 //! with buttons shows the question and each answer its buttons give; a press answers the
 //! request without opening the window, bound to the version of the request the bubble
 //! showed ([`Chosen::Answer`]'s `version`); a click opens the window on it. High and

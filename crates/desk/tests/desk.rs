@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use inbox_app::*;
 use inbox_desk::*;
 use inbox_protocol::Surface;
 use serde_json::{json, Map, Value};

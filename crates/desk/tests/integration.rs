@@ -1,4 +1,3 @@
 //! The desk's integration tests, as one test binary: each module is one area.
 
-mod bindings;
 mod desk;

@@ -10,18 +10,18 @@ use std::time::Instant;
 
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::header::{COOKIE, SET_COOKIE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
-use inbox_desk::{AlikeTarget, ErrorCode, Inbox, IpcError};
+use inbox_app::{AlikeTarget, ErrorCode, Inbox, IpcError};
 use inbox_protocol::{Surface, Via};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::devices::{Authenticated, DeviceError};
-use crate::errors::HttpError;
+use crate::errors::{HttpError, WebErrorCode};
 use crate::guard::{same_origin, secrets_equal};
 use crate::server::Shared;
 
@@ -175,7 +175,7 @@ pub(crate) async fn pair(
         }
         Err(DeviceError::PairingRefused(why)) => {
             shared.failures.record(peer.ip(), now);
-            HttpError::new(StatusCode::FORBIDDEN, ErrorCode::PairingRefused, why).into_response()
+            HttpError::web(WebErrorCode::PairingRefused, why).into_response()
         }
         Err(DeviceError::BadName(why)) => HttpError::bad_input(why).into_response(),
         Err(error) => storage(error).into_response(),
@@ -245,7 +245,7 @@ pub(crate) async fn act(
         Ok(action) => action,
         Err(DeviceError::ActionRefused(why)) => {
             shared.failures.record(peer.ip(), now);
-            return HttpError::new(StatusCode::GONE, ErrorCode::LinkRefused, why).into_response();
+            return HttpError::web(WebErrorCode::LinkRefused, why).into_response();
         }
         Err(error) => return storage(error).into_response(),
     };
@@ -413,14 +413,14 @@ async fn run(
 
 /// The status line of the page, without the desktop's own parts (notification switches,
 /// settings warnings).
-fn status(inbox: &Inbox) -> Result<inbox_desk::StatusView, IpcError> {
-    Ok(inbox_desk::StatusView {
+fn status(inbox: &Inbox) -> Result<inbox_app::StatusView, IpcError> {
+    Ok(inbox_app::StatusView {
         pending: inbox.pending_count()?,
         spool_dir: inbox.spool_dir().display().to_string(),
         db_path: inbox.db_path().display().to_string(),
         notifications: "unavailable".to_owned(),
-        operator: inbox_desk::desk::operator_shown(),
-        trust: inbox_desk::settings::trust_in_words(inbox.trust()),
+        operator: inbox_app::operator_shown(),
+        trust: inbox_app::settings::trust_in_words(inbox.trust()),
         warnings: inbox.spool_warnings(),
         policy_trouble: inbox.policy_trouble(),
     })

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use inbox_desk::UiEvent;
+use inbox_app::UiEvent;
 use tokio::sync::broadcast;
 
 /// How many events wait for a slow page before it is told to fetch everything again.

@@ -1,13 +1,14 @@
 //! `answer-inbox serve`: the inbox's own UI for a browser on another device, and pushes to
 //! a phone. The CLI's `serve` and the desktop app's "Answer from other devices" start the
-//! same [`WebServer`] over the same [`inbox_desk::Inbox`] the window uses.
+//! same [`WebServer`] over the same [`inbox_app::Inbox`] the window uses.
 //!
 //! - [`server`]: listening (TLS or loopback HTTP), the routes, the Host check in front.
 //! - [`api`]: the handlers: session, pairing, the window's commands, one-time links.
 //! - [`guard`]: Host, Origin and CSRF checks, the failed-attempt limiter.
 //! - [`events`]: the inbox's events as server-sent events for open pages.
 //! - [`assets`]: the built UI with the window's CSP.
-//! - [`errors`]: `{code, message}` HTTP errors.
+//! - [`errors`]: `{code, message}` HTTP errors, and the codes only a browser meets.
+//! - [`views`]: the remote-access views (the server, devices, a pairing).
 //! - [`devices`]: paired devices, pairing codes and one-time action URLs, in a SQLite file.
 //! - [`tls`]: the self-signed certificate made on first start, and its fingerprint.
 //! - [`ntfy`]: publishing new requests to an ntfy topic, with one-time answer actions.
@@ -25,8 +26,11 @@ pub mod qr;
 pub mod remote;
 pub mod server;
 pub mod tls;
+pub mod views;
 
 pub use devices::{Device, DeviceError, DeviceStore};
+pub use errors::{HttpError, WebErrorCode};
 pub use events::EventFeed;
 pub use remote::Remote;
 pub use server::{new_pairing_link, InboxSource, Listening, ServeError, ServeOptions, WebServer};
+pub use views::{DeviceView, PairingView, RemoteView};

@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use chrono::Utc;
-use inbox_desk::{DeviceView, IpcError, PairingView, RemoteSettings, RemoteView};
+use inbox_app::{IpcError, RemoteSettings};
 use inbox_engine::notifier::NotifierSlot;
 
 use crate::devices::{Device, DeviceError, DeviceStore};
 use crate::events::EventFeed;
 use crate::ntfy::{NtfyConfig, NtfyPublisher};
 use crate::server::{certificate_names, InboxSource, ServeOptions, WebServer, PAIRING_TTL};
+use crate::views::{DeviceView, PairingView, RemoteView};
 
 /// The app's server, or why it is not running.
 pub struct Remote {
@@ -206,8 +207,8 @@ fn storage(error: DeviceError) -> IpcError {
     match error {
         DeviceError::BadName(why) => IpcError::bad_input(why),
         DeviceError::UnknownDevice(_) => {
-            IpcError::new(inbox_desk::ErrorCode::NotFound, error.to_string())
+            IpcError::new(inbox_app::ErrorCode::NotFound, error.to_string())
         }
-        other => IpcError::new(inbox_desk::ErrorCode::Storage, other.to_string()),
+        other => IpcError::new(inbox_app::ErrorCode::Storage, other.to_string()),
     }
 }

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::Utc;
-use inbox_desk::Inbox;
+use inbox_app::Inbox;
 use url::Url;
 
 use crate::devices::{DeviceError, DeviceStore, PendingAction};
@@ -436,12 +436,11 @@ async fn check_host(
             "refused a request from {peer} for host {:?}",
             inbox_protocol::text::one_line(host)
         );
-        HttpError::new(
-            StatusCode::MISDIRECTED_REQUEST,
-            inbox_desk::ErrorCode::Forbidden,
+        let mut refused = HttpError::forbidden(
             "this server does not answer to that host name (start it with --host NAME to add one)",
-        )
-        .into_response()
+        );
+        refused.status = StatusCode::MISDIRECTED_REQUEST;
+        refused.into_response()
     };
     assets::security_headers(response.headers_mut());
     response
@@ -516,11 +515,11 @@ fn as_json_error(response: Response) -> Response {
         ),
     };
     let code = if status == StatusCode::NOT_FOUND {
-        inbox_desk::ErrorCode::NotFound
+        inbox_app::ErrorCode::NotFound
     } else if status.is_server_error() {
-        inbox_desk::ErrorCode::Storage
+        inbox_app::ErrorCode::Storage
     } else {
-        inbox_desk::ErrorCode::BadInput
+        inbox_app::ErrorCode::BadInput
     };
     HttpError::new(status, code, message).into_response()
 }

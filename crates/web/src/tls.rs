@@ -6,10 +6,9 @@
 //! every paired browser warns about. A file that does not parse is therefore an error naming
 //! it, for the operator to look at or remove.
 
-use std::fs::{DirBuilder, OpenOptions};
-use std::io::Write as _;
+use std::fs::DirBuilder;
 use std::net::IpAddr;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -246,33 +245,11 @@ fn make(names: &[String]) -> Result<Certificate, TlsError> {
     })
 }
 
-/// Writes `contents` to `path` atomically (a temporary file beside it, then a rename), with
-/// mode 0600 from the start.
+/// Writes `contents` to `path` whole or not at all, mode 0600 from the start
+/// ([`inbox_app::atomic_file`]).
 fn write_private(path: &Path, contents: &str) -> Result<(), TlsError> {
-    let failed = |error: std::io::Error| file_error(path, format!("cannot write it: {error}"));
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        // A temporary file left by an earlier crash keeps its old mode: set it again.
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        file.write_all(contents.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(failed(error));
-    }
-    Ok(())
+    inbox_app::atomic_file::write_atomically(path, contents.as_bytes(), 0o600)
+        .map_err(|error| file_error(path, format!("cannot write it: {error}")))
 }
 
 /// A key file that other accounts can read (restored from a backup, copied by hand) is made

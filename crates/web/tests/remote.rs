@@ -5,7 +5,7 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use inbox_desk::{Inbox, RemoteSettings};
+use inbox_app::{Inbox, RemoteSettings};
 use inbox_engine::notifier::{NotifierSlot, Silent};
 use inbox_engine::Trust;
 use inbox_web::{EventFeed, Remote};

@@ -12,6 +12,7 @@ import type { AlikeAnswerView } from './bindings/AlikeAnswerView';
 import type { AlikeMemberView } from './bindings/AlikeMemberView';
 import type { AlikeTarget } from './bindings/AlikeTarget';
 import type { AppView } from './bindings/AppView';
+import type { CommandName } from './bindings/CommandName';
 import type { HistoryView } from './bindings/HistoryView';
 import type { PairingView } from './bindings/PairingView';
 import type { PolicyProblemView } from './bindings/PolicyProblemView';
@@ -52,7 +53,7 @@ const web: WebTransport | null =
 
 const transport: Transport = web ?? tauriTransport;
 
-function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+function call<T>(command: CommandName, args?: Record<string, unknown>): Promise<T> {
   return transport.call<T>(command, args);
 }
 

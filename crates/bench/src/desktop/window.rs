@@ -322,7 +322,7 @@ fn launch_once(
 }
 
 /// Diagnosis: what the app's `list_pending` command does for the first list, timed in this
-/// process on the same inbox: what `inbox_desk::Inbox::pending` does (the rows from SQLite
+/// process on the same inbox: what `inbox_app::Inbox::pending` does (the rows from SQLite
 /// through a `Reader`, as views) and their JSON, which is what crosses the IPC bridge to the
 /// page.
 fn list_pending_alone(inbox: &Inbox, n: usize) -> anyhow::Result<()> {
@@ -330,11 +330,11 @@ fn list_pending_alone(inbox: &Inbox, n: usize) -> anyhow::Result<()> {
     let (mut query, mut json, mut bytes) = (Vec::new(), Vec::new(), 0);
     for _ in 0..RUNS {
         let started = Instant::now();
-        let rows: Vec<inbox_desk::RowView> = reader
+        let rows: Vec<inbox_app::RowView> = reader
             .queries()
             .pending()?
             .iter()
-            .map(inbox_desk::RowView::of)
+            .map(inbox_app::RowView::of)
             .collect();
         query.push(started.elapsed());
         anyhow::ensure!(rows.len() == n, "{} rows, {n} expected", rows.len());
@@ -350,7 +350,7 @@ fn list_pending_alone(inbox: &Inbox, n: usize) -> anyhow::Result<()> {
         ],
         &[
             vec![
-                "`inbox_desk::Inbox::pending`: the rows from SQLite, as views".into(),
+                "`inbox_app::Inbox::pending`: the rows from SQLite, as views".into(),
                 RUNS.to_string(),
                 ms(median(&query)),
             ],

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use inbox_desk::config::{
+use inbox_app::config::{
     ConfigError, Defaults, FileState, Resolved, SettingsFile, Source, Sourced,
 };
-use inbox_desk::settings::trust_in_words;
+use inbox_app::settings::trust_in_words;
 use serde::Serialize;
 
 use crate::args::{ConfigArgs, ConfigCommand, LocationArgs};

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use inbox_desk::{Inbox, UiEvent};
+use inbox_app::{Inbox, UiEvent};
 use inbox_engine::notifier::{Fanout, Notifier};
 use inbox_notifications::Notifications;
 use inbox_web::ntfy::{NtfyConfig, NtfyPublisher};

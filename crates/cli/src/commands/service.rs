@@ -10,9 +10,8 @@
 //! a shell without the user's session bus), the file stays written and the command prints
 //! what to run later, exiting `exit::NO_SERVICE_MANAGER`.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -423,29 +422,13 @@ fn written_by_install(unit: &[u8]) -> bool {
         .any(|line| line == MARKER)
 }
 
-/// Writes the unit whole or not at all: a temporary file beside it, synced, renamed over it.
+/// Writes the unit whole or not at all ([`inbox_app::atomic_file`]), readable by all as
+/// systemd's own units are.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("the unit path has no directory")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = dir.join(format!(
-        ".{UNIT_NAME}.{}.{}.tmp",
-        std::process::id(),
-        ulid::Ulid::new()
-    ));
-    let write = || -> io::Result<()> {
-        let mut out = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .open(&tmp)?;
-        out.write_all(bytes)?;
-        out.sync_all()?;
-        fs::rename(&tmp, path)
-    };
-    write().map_err(|error| {
-        let _ = fs::remove_file(&tmp);
-        anyhow::Error::new(error).context(format!("cannot write {}", path.display()))
-    })
+    inbox_app::atomic_file::write_atomically(path, bytes, 0o644)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// What `watch` the service runs: this binary, and the locations and options given to

@@ -1,6 +1,7 @@
-//! `watch [--poll] [--no-notify] [--json]`: the headless inbox. The engine's loop runs on the main
-//! thread; a printer thread writes one line per event to standard output, flushed at once so
-//! that a reader (a log, a test) sees each change as it happens.
+//! `watch [--poll] [--no-notify] [--json]`: the headless inbox. The engine's loop runs in the
+//! service's [`LoopHost`], as the desktop app's does; a printer thread writes one line per
+//! event to standard output, flushed at once so that a reader (a log, a test) sees each change
+//! as it happens.
 
 use std::io::Write;
 use std::thread;
@@ -8,6 +9,7 @@ use std::thread;
 use anyhow::{Context, Result};
 use chrono::{Local, SecondsFormat};
 use crossbeam_channel::Receiver;
+use inbox_app::LoopHost;
 use inbox_engine::notifier::{Notifier, Silent};
 use inbox_engine::{Event, WatchOptions};
 use inbox_notifications::Notifications;
@@ -19,13 +21,6 @@ use crate::{exit, locations};
 const APP_NAME: &str = "Answer Inbox";
 
 pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
-    let (shutdown_tx, shutdown) = crossbeam_channel::bounded::<()>(1);
-    // SIGINT, SIGTERM (and SIGHUP): stop between two batches, never inside one.
-    ctrlc::set_handler(move || {
-        let _ = shutdown_tx.try_send(());
-    })
-    .context("cannot install the SIGINT/SIGTERM handler")?;
-
     let (events_tx, events) = crossbeam_channel::unbounded();
     let notifier: Box<dyn Notifier> = if args.no_notify {
         Box::new(Silent)
@@ -45,10 +40,10 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
             }
         }
     };
-    let mut engine = locations::open_engine(locations)?
+    let engine = locations::open_engine(locations)?
         .with_events(events_tx)
         .with_notifier(notifier);
-    eprintln!(
+    let watching = format!(
         "watching {} (db {})",
         engine.spool().root().display(),
         locations::db_path(locations)?.display()
@@ -59,7 +54,7 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
         Some(path) => path.display().to_string(),
         None => "the shipped policy".to_owned(),
     };
-    eprintln!(
+    let rules = format!(
         "policy: {origin}, rules {}",
         policy.current().rule_names().join(", ")
     );
@@ -75,9 +70,18 @@ pub fn run(locations: &LocationArgs, args: &WatchArgs) -> Result<u8> {
         poll: args.poll,
         ..WatchOptions::default()
     };
-    let result = inbox_engine::run(&mut engine, &options, &shutdown);
-    // Dropping the engine closes the event channel: the printer drains it and ends.
-    drop(engine);
+    // No commands: the headless inbox is answered by one-shot commands writing files.
+    let host = LoopHost::start(engine, options, crossbeam_channel::never(), |_| {})
+        .context("cannot start the engine's loop")?;
+    // SIGINT, SIGTERM (and SIGHUP): stop between two batches, never inside one.
+    let stopper = host.stopper();
+    ctrlc::set_handler(move || stopper.stop())
+        .context("cannot install the SIGINT/SIGTERM handler")?;
+    eprintln!("{watching}");
+    eprintln!("{rules}");
+    // The loop's end drops the engine, which closes the event channel: the printer drains
+    // it and ends.
+    let result = host.wait();
     let _ = printer.join();
     result.context("the inbox stopped")?;
     eprintln!("stopped");

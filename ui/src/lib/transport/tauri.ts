@@ -6,10 +6,11 @@ import { listen } from '@tauri-apps/api/event';
 
 import type { UiEvent } from '../bindings/UiEvent';
 import { toIpcError } from '../words';
+import type { CommandName } from '../bindings/CommandName';
 import type { Transport } from './types';
 
 export const tauriTransport: Transport = {
-  async call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  async call<T>(command: CommandName, args?: Record<string, unknown>): Promise<T> {
     try {
       return await invoke<T>(command, args);
     } catch (error) {

@@ -3,15 +3,19 @@
 // (web.ts). Both hand back the same JSON and fail with the same IpcError shape, so nothing
 // above ipc.ts knows which one is in use.
 
+import type { CommandName } from '../bindings/CommandName';
 import type { ErrorCode } from '../bindings/ErrorCode';
 import type { IpcError as RustIpcError } from '../bindings/IpcError';
 import type { UiEvent } from '../bindings/UiEvent';
+import type { WebErrorCode } from '../bindings/WebErrorCode';
 
 /**
- * Rust's error codes, plus `unreachable`: made in the browser when the server could not be
- * reached at all (no reply, or a proxy's 502/503/504), so it has no code of Rust's.
+ * Rust's error codes: the inbox's own and the web server's (pairing, the device cookie,
+ * CSRF, one-time links, the failure limiter); plus `unreachable`: made in the browser when
+ * the server could not be reached at all (no reply, or a proxy's 502/503/504), so it has no
+ * code of Rust's.
  */
-export type IpcErrorCode = ErrorCode | 'unreachable';
+export type IpcErrorCode = ErrorCode | WebErrorCode | 'unreachable';
 
 /** Every failure of a command: `{code, message, problems}`, as Rust sends it. */
 export type IpcError = Omit<RustIpcError, 'code'> & { code: IpcErrorCode };
@@ -27,7 +31,7 @@ export type InboxEvent = UiEvent | { kind: 'disconnected' } | { kind: 'reconnect
 
 export interface Transport {
   /** Runs a command with its arguments object; resolves to its JSON result. */
-  call<T>(command: string, args?: Record<string, unknown>): Promise<T>;
+  call<T>(command: CommandName, args?: Record<string, unknown>): Promise<T>;
   /** Listens to the inbox's events; resolves to the function that stops listening. */
   listen(handler: (event: InboxEvent) => void): Promise<() => void>;
 }

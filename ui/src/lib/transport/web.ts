@@ -9,6 +9,7 @@
 // and sent with every POST. A 401 means the device is no longer paired (revoked, forgotten
 // elsewhere): the page is told once through `onSignedOut` and shows its not-paired screen.
 
+import type { CommandName } from '../bindings/CommandName';
 import type { UiEvent } from '../bindings/UiEvent';
 import { toIpcError } from '../words';
 import type { InboxEvent, IpcError, IpcErrorCode, Transport } from './types';
@@ -123,7 +124,7 @@ export function createWebTransport(deps: WebDeps): WebTransport {
     return state === 'paired' && csrf !== before;
   }
 
-  async function call<T>(command: string, args: Record<string, unknown> = {}): Promise<T> {
+  async function call<T>(command: CommandName, args: Record<string, unknown> = {}): Promise<T> {
     const path = `/api/${command}`;
     let response = await send('POST', path, args);
     if (response.status === 403) {

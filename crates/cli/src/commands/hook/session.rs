@@ -11,9 +11,8 @@
 //! one entry can then be lost, and that call is simply asked again. Nothing is ever allowed
 //! that the operator did not allow.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -135,7 +134,7 @@ impl SessionMemory {
         Ok((file, expired))
     }
 
-    /// Writes the file atomically (a temporary file renamed over it), mode 0600 in a 0700
+    /// Writes the file whole or not at all ([`inbox_app::atomic_file`]), mode 0600 in a 0700
     /// directory; an empty memory removes the file.
     fn store(&self, file: &SessionFile) -> Result<()> {
         if file.allowed.is_empty() {
@@ -155,26 +154,9 @@ impl SessionMemory {
             .mode(0o700)
             .create(dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
-        let tmp = dir.join(format!(
-            ".{}.{}.{}.tmp",
-            self.session_id,
-            std::process::id(),
-            ulid::Ulid::new()
-        ));
-        let write = || -> std::io::Result<()> {
-            let mut out = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&tmp)?;
-            out.write_all(&serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?)?;
-            out.sync_all()?;
-            fs::rename(&tmp, &self.path)
-        };
-        write().map_err(|error| {
-            let _ = fs::remove_file(&tmp);
-            anyhow::Error::new(error).context(format!("cannot write {}", self.path.display()))
-        })
+        let bytes = serde_json::to_vec_pretty(file).context("cannot serialise the allowances")?;
+        inbox_app::atomic_file::write_atomically(&self.path, &bytes, 0o600)
+            .with_context(|| format!("cannot write {}", self.path.display()))
     }
 }
 

@@ -1,11 +1,14 @@
-//! The UI's TypeScript types are generated from the Rust view models (ts-rs) and committed
-//! in `ui/src/lib/bindings/`. This fails when they drift; `UPDATE_BINDINGS=1 cargo test -p
-//! inbox-desk --test integration bindings::` rewrites them.
+//! The UI's TypeScript types are generated from the Rust view models (ts-rs): the service's
+//! (inbox-app) and the web server's own (this crate, which sees both). They are committed in
+//! `ui/src/lib/bindings/`; this fails when they drift, or when a file there is no longer
+//! generated. `UPDATE_BINDINGS=1 cargo test -p inbox-web --test integration bindings::` rewrites them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use inbox_desk::*;
+use inbox_app::*;
+use inbox_web::errors::WebErrorCode;
+use inbox_web::views::{PairingView, RemoteView};
 use ts_rs::TS;
 
 fn generate(into: &Path) {
@@ -25,6 +28,33 @@ fn generate(into: &Path) {
     AlikeAnswerView::export_all_to(into).unwrap();
     PolicyView::export_all_to(into).unwrap();
     AppView::export_all_to(into).unwrap();
+    WebErrorCode::export_all_to(into).unwrap();
+    write_command_names(into);
+}
+
+/// The window's command names as TypeScript unions, from inbox-app's one list, so `ipc.ts`
+/// cannot call a command that does not exist.
+fn write_command_names(into: &Path) {
+    let union = |names: &[&str]| {
+        names
+            .iter()
+            .map(|name| format!("\"{name}\""))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let text = format!(
+        "// Generated from crates/app/src/command_names.rs by inbox-web's bindings test. Do not \
+         edit this file manually.\n\n\
+         /**\n * The commands the window and a paired device both have.\n */\n\
+         export type ServedCommand = {};\n\n\
+         /**\n * The commands only the desktop window has.\n */\n\
+         export type WindowOnlyCommand = {};\n\n\
+         /**\n * Every command of the window.\n */\n\
+         export type CommandName = ServedCommand | WindowOnlyCommand;\n",
+        union(SERVED_COMMANDS),
+        union(WINDOW_ONLY_COMMANDS)
+    );
+    std::fs::write(into.join("CommandName.ts"), text).unwrap();
 }
 
 /// Every `.ts` file under `dir`, by its path relative to `dir`.
@@ -69,7 +99,7 @@ fn typescript_bindings_match_the_rust_types() {
     assert_eq!(
         read_dir(&committed),
         generated,
-        "ui/src/lib/bindings is stale: run UPDATE_BINDINGS=1 cargo test -p inbox-desk --test \
+        "ui/src/lib/bindings is stale: run UPDATE_BINDINGS=1 cargo test -p inbox-web --test \
          integration bindings::"
     );
 }

@@ -7,7 +7,8 @@ use ts_rs::TS;
 
 use crate::views::ProblemView;
 
-/// What kind of failure; the UI decides what to do from this alone.
+/// What kind of failure; the UI decides what to do from this alone. The web server adds
+/// codes of its own for what only a browser meets (inbox-web's `WebErrorCode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -30,20 +31,6 @@ pub enum ErrorCode {
     BadInput,
     /// The spool or the database failed.
     Storage,
-    /// Only over the web (`answer-inbox serve`): this browser is not a paired device, or
-    /// its device was revoked. Show the pairing screen.
-    Unauthorized,
-    /// Only over the web: the request came from another page (Origin), without the CSRF
-    /// token, or for another host name. Nothing was done.
-    Forbidden,
-    /// Only over the web: a pairing code that is unknown, used or expired. The message
-    /// says which.
-    PairingRefused,
-    /// Only over the web: a one-time answer link (from a push notification) that is
-    /// unknown, used or expired. Nothing was answered.
-    LinkRefused,
-    /// Only over the web: too many failed attempts from this address; wait a minute.
-    RateLimited,
 }
 
 /// An error crossing the IPC boundary.

@@ -28,7 +28,7 @@ use inbox_protocol::Via;
 use serde_json::{Map, Value};
 
 use crate::errors::{ErrorCode, IpcError};
-use crate::runtime::Background;
+use crate::ui_events::Background;
 use crate::views::{
     AlikeAnswerView, AlikeMemberView, AlikeTarget, HistoryView, OutcomeView, ProblemView,
     RequestView, RowView, SnoozeView, SpoolProblemView, SubmitResult, UiEvent,

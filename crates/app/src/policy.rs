@@ -11,8 +11,6 @@
 //! hand. Nothing else the window sends is ever executed.
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use inbox_engine::inbox_policy::{problems_of, Policy, StepAction, SHIPPED};
@@ -180,8 +178,8 @@ fn quoted(argv: &[String]) -> String {
         .join(", ")
 }
 
-/// Temporary file, flushed, renamed over the target, then the directory flushed: a crash
-/// leaves the old file or the new one, never half of one.
+/// Writes the policy whole or not at all ([`crate::atomic_file`]), private. A link at
+/// `path` is followed, so an operator who keeps the policy elsewhere keeps it there.
 fn write_atomically(path: &Path, text: &str) -> Result<(), IpcError> {
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
     let storage = |error: std::io::Error| {
@@ -190,35 +188,16 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), IpcError> {
             format!("cannot save the policy to {}: {error}", target.display()),
         )
     };
-    let dir = target
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(storage)?;
-    let tmp = target.with_extension("toml.tmp");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(storage)?;
-    // A leftover temporary file keeps its old mode: make it private before writing.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .map_err(storage)?;
-    file.write_all(text.as_bytes()).map_err(storage)?;
-    file.sync_all().map_err(storage)?;
-    drop(file);
-    std::fs::rename(&tmp, &target).map_err(storage)?;
-    if let Ok(dir) = std::fs::File::open(dir) {
-        let _ = dir.sync_all();
+    if let Some(dir) = target.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(storage)?;
     }
-    Ok(())
+    crate::atomic_file::write_atomically(&target, text.as_bytes(), 0o600).map_err(storage)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     const ONE_RULE: &str = "[[rule]]\nname = \"everything\"\nautonomous = \"honour\"\n";
 
@@ -245,7 +224,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), ONE_RULE);
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        assert!(!path.with_extension("toml.tmp").exists());
+        // Nothing but the policy is left in its directory.
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 
     #[test]

@@ -144,21 +144,8 @@ pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), IpcError> {
         std::fs::create_dir_all(dir).map_err(storage)?;
     }
     let json = serde_json::to_vec_pretty(settings).expect("settings serialise");
-    let tmp = path.with_extension("json.tmp");
     // Private: the file may hold an ntfy access token.
-    {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(storage)?;
-        file.write_all(&json).map_err(storage)?;
-    }
-    std::fs::rename(&tmp, path).map_err(storage)
+    crate::atomic_file::write_atomically(path, &json, 0o600).map_err(storage)
 }
 
 /// What can be said about settings without opening anything: an absolute spool path, a

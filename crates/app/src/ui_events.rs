@@ -1,15 +1,16 @@
-//! The app's one engine loop, running in the background, and the translation of its events
-//! into what the window needs to hear.
+//! The app's one engine loop in the background ([`Background`], over the [`LoopHost`]), and
+//! the translation of its events into what the window and the phone page need to hear.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 use inbox_engine::notifier::Notifier;
 use inbox_engine::{Command, Engine, Event, Reader, WatchOptions};
 
+use crate::host::LoopHost;
 use crate::views::UiEvent;
 
 /// The least time between two "the lists changed" refreshes of the window. The first change
@@ -18,10 +19,11 @@ use crate::views::UiEvent;
 /// of a thousand files becomes a handful of refreshes, not a thousand.
 pub const REFRESH_GATHER: Duration = Duration::from_millis(40);
 
-/// The running loop. Dropping it stops the loop and waits for it.
+/// The app's loop: a [`LoopHost`] and the thread that turns its events into [`UiEvent`]s.
+/// Dropping it stops the loop and waits for both.
 pub struct Background {
-    shutdown: Option<Sender<()>>,
-    threads: Vec<JoinHandle<()>>,
+    host: Option<LoopHost>,
+    forwarder: Option<JoinHandle<()>>,
 }
 
 impl Background {
@@ -36,43 +38,33 @@ impl Background {
         sink: Arc<dyn Fn(UiEvent) + Send + Sync>,
     ) -> Result<Background, String> {
         let (events_tx, events) = crossbeam_channel::unbounded();
-        let mut engine = engine.with_events(events_tx).with_notifier(notifier);
-        let (shutdown, shutdown_rx) = crossbeam_channel::bounded(1);
+        let engine = engine.with_events(events_tx).with_notifier(notifier);
         let db = db_path.to_owned();
         let forward_sink = Arc::clone(&sink);
         let forwarder = std::thread::Builder::new()
             .name("ui-events".into())
             .spawn(move || forward(&events, &db, forward_sink.as_ref()))
             .map_err(|e| e.to_string())?;
-        let looper = std::thread::Builder::new()
-            .name("engine".into())
-            .spawn(move || {
-                let options = WatchOptions::default();
-                if let Err(error) =
-                    inbox_engine::run_with_commands(&mut engine, &options, &commands, &shutdown_rx)
-                {
-                    tracing::error!("the engine stopped: {error}");
-                    sink(UiEvent::Error {
-                        message: format!("the inbox stopped watching the spool: {error}"),
-                    });
-                }
-                // Dropping the engine here closes the event channel, which ends the forwarder.
+        let host = LoopHost::start(engine, WatchOptions::default(), commands, move |error| {
+            sink(UiEvent::Error {
+                message: format!("the inbox stopped watching the spool: {error}"),
             })
-            .map_err(|e| e.to_string())?;
+        })
+        .map_err(|e| e.to_string())?;
         Ok(Background {
-            shutdown: Some(shutdown),
-            threads: vec![looper, forwarder],
+            host: Some(host),
+            forwarder: Some(forwarder),
         })
     }
 }
 
 impl Drop for Background {
     fn drop(&mut self) {
-        // Dropping the sender ends the loop's select; the loop's end drops the event sender,
-        // which ends the forwarder.
-        self.shutdown.take();
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
+        // Stopping the loop drops the engine and with it the event sender, which ends the
+        // forwarder.
+        drop(self.host.take());
+        if let Some(forwarder) = self.forwarder.take() {
+            let _ = forwarder.join();
         }
     }
 }

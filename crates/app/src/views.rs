@@ -401,44 +401,6 @@ impl Default for RemoteSettings {
     }
 }
 
-/// The state of answering from other devices, for the Settings view.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct RemoteView {
-    /// Whether the server is running now.
-    pub running: bool,
-    /// The address devices open, while running.
-    pub url: Option<String>,
-    /// Who can reach it, in words.
-    pub reach: Option<String>,
-    /// The TLS certificate's SHA-256 fingerprint, as browsers show it.
-    pub fingerprint: Option<String>,
-    /// Why it is not running although switched on (a port in use, a bad ntfy topic).
-    pub problem: Option<String>,
-    /// Where pushes go (the ntfy server and topic), when set.
-    pub ntfy: Option<String>,
-    pub devices: Vec<DeviceView>,
-}
-
-/// A paired device; never its token.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct DeviceView {
-    pub id: String,
-    pub name: String,
-    pub paired_at: String,
-    pub last_seen_at: Option<String>,
-    pub revoked_at: Option<String>,
-}
-
-/// A new pairing link for one more device, and the same link as a QR code.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct PairingView {
-    pub link: String,
-    /// SVG markup made by the app from the link (no request content).
-    pub qr_svg: String,
-    /// When the code in the link stops working.
-    pub expires_at: String,
-}
-
 /// The state of the app shown in the header and the tray.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct StatusView {

@@ -1,0 +1,4 @@
+//! inbox-web's integration tests, as one test binary: each module is one area.
+
+mod bindings;
+mod remote;
