@@ -9,8 +9,9 @@
 //! - [`command`]: the closed set of writes a front end sends into the loop, with replies.
 //! - [`query`]: the read side of the database, for front ends.
 //! - [`policy`]: the operator's policy applied to one request (autonomous mode, expiry, a
-//!   rule's delay, escalation), as pure decisions; [`policy_source`]: the policy file, kept
-//!   in force and noticed when it changes; [`escalation`]: running an escalation command.
+//!   rule's delay, escalation), as pure decisions; [`policy::source`]: the policy file, kept
+//!   in force and noticed when it changes; [`policy::escalation`]: running an escalation
+//!   command.
 //! - [`notifier`]: telling the operator, without ever blocking the engine.
 //! - [`demo`]: demo requests to try the inbox with.
 //! - [`operator`]: who the operator is, as `answered_by` records it.
@@ -23,13 +24,11 @@ pub mod audit;
 pub mod command;
 pub mod demo;
 pub mod engine;
-pub mod escalation;
 pub mod event;
 pub mod locations;
 pub mod notifier;
 pub mod operator;
 pub mod policy;
-pub mod policy_source;
 pub mod query;
 pub mod store;
 pub mod watcher;
@@ -39,7 +38,7 @@ pub use engine::{Engine, EngineError, SettleError, Snoozed, Wake, MIN_VERSION_PR
 pub use event::Event;
 pub use inbox_policy;
 pub use inbox_spool::{account_name, faults, spool, Area, Placed, Spool, SpoolError, Trust};
-pub use policy_source::{PolicyChange, PolicySource};
+pub use policy::source::{PolicyChange, PolicySource};
 pub use query::{Queries, Reader};
 pub use store::{PendingFacts, RequestDetail, RequestSummary, State, Store, StoreError};
 pub use watcher::{run, run_with_commands, WatchOptions};

@@ -5,6 +5,9 @@
 //! A timeout is never reported as a refusal, and a required question without a default
 //! always reaches a person unless time runs out.
 
+pub mod escalation;
+pub mod source;
+
 use chrono::{DateTime, Utc};
 use inbox_policy::{Loudness, Step, StepAction, Then, Verdict};
 use inbox_protocol::{fill_defaults, Mode, Outcome, OutcomeStatus, Request, Surface, Trigger};

@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 use crate::command::Command;
 use crate::event::Event;
 use crate::notifier::{Announcement, Notifier, Silent};
+use crate::policy::source::{PolicyChange, PolicySource};
 use crate::policy::{self, Timed};
-use crate::policy_source::{PolicyChange, PolicySource};
 use crate::query::Queries;
 use crate::store::{Due, PendingFacts, State, Store, StoreError};
 use inbox_policy::{Facts, Loudness, StepAction, Verdict};
@@ -713,7 +713,7 @@ impl Engine {
                 });
                 let mut bytes = serde_json::to_vec_pretty(&input).expect("plain JSON");
                 bytes.push(b'\n');
-                match crate::escalation::run(argv, bytes, id) {
+                match crate::policy::escalation::run(argv, bytes, id) {
                     Ok(pid) => format!("{} (started, pid {pid})", policy::describe_action(action)),
                     Err(error) => format!("{} failed: {error}", policy::describe_action(action)),
                 }
