@@ -2,20 +2,23 @@
 //! requests whose questions are identical (the same [`inbox_protocol::fingerprint`]) form a
 //! group, which the operator answers once after seeing every request it will settle.
 //!
-//! Answering a group is still one answer per request: [`Engine::answer_alike`] answers each
-//! member through [`Engine::answer`], bound to the version (SHA-256) of that member the
-//! operator was shown, so each outcome is checked against its own request, and a member
-//! that changed, was settled meanwhile or is blocked is refused on its own while the others
-//! are answered. The version is what makes the group safe: the fingerprint was computed
-//! from that version's questions, so no member can be answered in a form the operator did
-//! not see listed.
+//! Answering a group is still one answer per request: [`Engine::answer_alike`] (with the
+//! engine's other operator writes) answers each member through [`Engine::answer`], bound
+//! to the version (SHA-256) of that member the operator was shown, so each outcome is
+//! checked against its own request, and a member that changed, was settled meanwhile or is
+//! blocked is refused on its own while the others are answered. The version is what makes
+//! the group safe: the fingerprint was computed from that version's questions, so no
+//! member can be answered in a form the operator did not see listed.
+//!
+//! This module only finds the groups, from the read side; it does not import the engine.
+//!
+//! [`Engine::answer_alike`]: crate::Engine::answer_alike
+//! [`Engine::answer`]: crate::Engine::answer
 
 use std::collections::HashMap;
 
-use inbox_protocol::{fingerprint, Outcome, Via};
-use serde_json::{Map, Value};
+use inbox_protocol::fingerprint;
 
-use crate::engine::{Engine, SettleError};
 use crate::query::Queries;
 use crate::store::{RequestSummary, StoreError};
 
@@ -52,7 +55,7 @@ pub fn alike_groups(queries: &Queries<'_>) -> Result<Vec<AlikeGroup>, StoreError
 /// The group of the pending request `id`: every request that may be answered now and asks
 /// what it asks, itself included (alone when no other does). `None` when `id` is not a
 /// pending request that may be answered now (unknown, settled, blocked, its outcome waiting
-/// to be written); [`Engine::answerable`] says which.
+/// to be written); [`crate::Engine::answerable`] says which.
 pub fn alike_of(queries: &Queries<'_>, id: &str) -> Result<Option<AlikeGroup>, StoreError> {
     let members = answerable(queries)?;
     let Some(fingerprint) = members
@@ -96,28 +99,6 @@ fn answerable(queries: &Queries<'_>) -> Result<Vec<(String, RequestSummary)>, St
     Ok(members)
 }
 
-impl Engine {
-    /// Answers each of `members` (request id, the version of it the operator was shown)
-    /// with the same `answers`, one [`Engine::answer`] each, in the order given. A member
-    /// that is refused (it changed, was settled or cancelled meanwhile, is blocked, or the
-    /// answers do not fit it) does not stop the others: every member gets its own result.
-    pub fn answer_alike(
-        &mut self,
-        members: &[(String, String)],
-        answers: &Map<String, Value>,
-        via: impl Into<Via>,
-    ) -> Vec<(String, Result<Outcome, SettleError>)> {
-        let via = via.into();
-        members
-            .iter()
-            .map(|(id, version)| {
-                let result = self.answer(id, answers, Some(version), via.clone());
-                (id.clone(), result)
-            })
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use inbox_protocol::Surface;
@@ -126,6 +107,7 @@ mod tests {
 
     use super::*;
     use crate::store::Store;
+    use crate::{Engine, SettleError};
 
     struct Fixture {
         _dir: tempfile::TempDir,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use std::time::Duration;
 
-use crate::engine::{SettleError, Snoozed};
+use crate::results::{SettleError, Snoozed};
 use crate::SpoolError;
 
 /// The answer to a [`Command`], sent once the loop has done it.

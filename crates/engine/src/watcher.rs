@@ -14,8 +14,9 @@ use crossbeam_channel::{select, Receiver, Sender};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::command::Command;
-use crate::engine::{Engine, EngineError, Wake};
+use crate::engine::{Engine, Wake};
 use crate::event::Event;
+use crate::results::EngineError;
 use inbox_spool::faults;
 use inbox_spool::{Area, Spool};
 

@@ -4,6 +4,17 @@
 //! A policy only ever stands in the request's own defaults: it never chooses an answer.
 //! A timeout is never reported as a refusal, and a required question without a default
 //! always reaches a person unless time runs out.
+//!
+//! Everything the engine does with the policy is in this folder:
+//! - this file: the pure decisions (what a verdict allows, holds, and does next) and the
+//!   [`Judgement`] kept with a request;
+//! - [`source`]: where the policy comes from, kept in force and noticed when it changes;
+//! - `apply.rs`: the engine's steps that judge requests and take the timed steps;
+//! - [`escalation`]: running an escalation step's command.
+
+mod apply;
+pub mod escalation;
+pub mod source;
 
 use chrono::{DateTime, Utc};
 use inbox_policy::{Loudness, Step, StepAction, Then, Verdict};

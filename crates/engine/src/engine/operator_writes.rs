@@ -1,0 +1,152 @@
+//! The operator's writes: a person's answer, decline, and the asker's cancel, each
+//! through this engine, recorded as [`Engine::operator`]; and one answer for a group of
+//! alike requests ([`crate::alike`]), which is still one checked answer per request.
+//!
+//! Apart from the loop's own steps because front ends call these directly (one-shot CLI
+//! commands) or through a [`crate::Command`], and every one is checked by
+//! [`Engine::answerable`]'s rules before anything is written.
+
+use chrono::{DateTime, Utc};
+use inbox_protocol::{check_answers, Outcome, OutcomeStatus, Problem, Request, Via};
+use inbox_spool::Placed;
+use serde_json::{Map, Value};
+
+use super::settle::Settled;
+use super::Engine;
+use crate::results::SettleError;
+
+impl Engine {
+    /// Writes the operator's answers (an object keyed by question id) as the outcome,
+    /// recorded as this engine's [`Engine::operator`].
+    ///
+    /// `version` is the SHA-256 (hex, or a prefix of at least [`MIN_VERSION_PREFIX`]
+    /// digits) of the request as the operator was shown it; the answer is refused
+    /// ([`SettleError::Changed`]) unless the file still is that version. `None` binds to the
+    /// version the inbox holds (what `list` and `show` display), which the file must still
+    /// be.
+    ///
+    /// `via` is where the operator answered (the window, a notification's button, the
+    /// command line, a paired device's browser by name); the outcome records it, with how
+    /// long the decision took.
+    ///
+    /// [`MIN_VERSION_PREFIX`]: crate::MIN_VERSION_PREFIX
+    pub fn answer(
+        &mut self,
+        id: &str,
+        given: &Map<String, Value>,
+        version: Option<&str>,
+        via: impl Into<Via>,
+    ) -> Result<Outcome, SettleError> {
+        let (request, placed_at) = self.open_pending_placed(id, version)?;
+        let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
+        let outcome = Outcome::new(
+            id,
+            OutcomeStatus::Answered,
+            self.operator.clone(),
+            &self.instance,
+            Utc::now(),
+        )
+        .with_answers(set)
+        .with_request_sha256(Some(request.sha256.clone()))
+        .with_decision(via, placed_at)
+        // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
+        // gets its answer shape in `reply`, built from everything above.
+        .with_reply(&request);
+        self.settle_as_operator(outcome)
+    }
+
+    /// Declines a request with a reason; `version` and `via` as for [`Engine::answer`].
+    pub fn decline(
+        &mut self,
+        id: &str,
+        reason: &str,
+        version: Option<&str>,
+        via: impl Into<Via>,
+    ) -> Result<Outcome, SettleError> {
+        let (request, placed_at) = self.open_pending_placed(id, version)?;
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err(SettleError::Invalid(vec![Problem::new(
+                "/reason",
+                "a decline needs a reason",
+            )]));
+        }
+        let outcome = Outcome::new(
+            id,
+            OutcomeStatus::Declined,
+            self.operator.clone(),
+            &self.instance,
+            Utc::now(),
+        )
+        .with_reason(reason)
+        .with_request_sha256(Some(request.sha256.clone()))
+        .with_decision(via, placed_at)
+        // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
+        // gets its answer shape in `reply`, built from everything above.
+        .with_reply(&request);
+        self.settle_as_operator(outcome)
+    }
+
+    /// Places a cancel tombstone for a request (the asker's side of withdrawing it).
+    pub fn cancel(&mut self, id: &str, reason: &str) -> Result<Placed, SettleError> {
+        self.ensure_known(id)?;
+        if let Some(Ok(outcome)) = self.standing_outcome(id)? {
+            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        }
+        let placed = self.spool.place_tombstone(id, reason)?;
+        self.in_batch(|engine| engine.ingest_tombstone(id))?;
+        // A writer that read the request before the tombstone existed may have linked its
+        // outcome meanwhile; that outcome stands (see `ingest_outcome`), so say so.
+        if let Some(Ok(outcome)) = self.standing_outcome(id)? {
+            self.in_batch(|engine| engine.ingest_outcome(id))?;
+            return Err(SettleError::AlreadySettled(Box::new(outcome)));
+        }
+        Ok(placed)
+    }
+
+    /// [`Engine::open_pending`] with when the request was placed, for the outcome's
+    /// decision time.
+    fn open_pending_placed(
+        &mut self,
+        id: &str,
+        version: Option<&str>,
+    ) -> Result<(Request, DateTime<Utc>), SettleError> {
+        let request = self.open_pending(id, version)?;
+        let placed_at = self
+            .store
+            .detail(id)?
+            .map_or_else(Utc::now, |detail| detail.summary.placed_at);
+        Ok((request, placed_at))
+    }
+
+    fn settle_as_operator(&mut self, outcome: Outcome) -> Result<Outcome, SettleError> {
+        match self.in_batch(|engine| engine.settle(outcome))? {
+            Settled::Written(outcome) => Ok(outcome),
+            Settled::Lost(winner) => Err(SettleError::AlreadySettled(Box::new(winner))),
+            Settled::Kept { outcome, error } => Err(SettleError::Unwritten {
+                outcome: Box::new(outcome),
+                error,
+            }),
+        }
+    }
+
+    /// Answers each of `members` (request id, the version of it the operator was shown)
+    /// with the same `answers`, one [`Engine::answer`] each, in the order given. A member
+    /// that is refused (it changed, was settled or cancelled meanwhile, is blocked, or the
+    /// answers do not fit it) does not stop the others: every member gets its own result.
+    pub fn answer_alike(
+        &mut self,
+        members: &[(String, String)],
+        answers: &Map<String, Value>,
+        via: impl Into<Via>,
+    ) -> Vec<(String, Result<Outcome, SettleError>)> {
+        let via = via.into();
+        members
+            .iter()
+            .map(|(id, version)| {
+                let result = self.answer(id, answers, Some(version), via.clone());
+                (id.clone(), result)
+            })
+            .collect()
+    }
+}

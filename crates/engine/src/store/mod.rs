@@ -1,0 +1,231 @@
+//! The operator's index and memory: a SQLite database in WAL mode.
+//!
+//! Holds requests, their questions, outcomes, an event log of every state change, and the
+//! spool problems seen. The spool stays the truth: everything here except the event history
+//! can be rebuilt by scanning it, so the database is never inside the spool (WAL is unsafe on
+//! network filesystems) and losing it loses no decision.
+//!
+//! One [`Store`], its methods by table or use, one file each:
+//! - this file: opening (migrations, WAL, a private file), batches (one transaction per
+//!   burst), [`StoreError`], the instance id;
+//! - `schema.rs`: the migrations, append only;
+//! - `rows.rs`: the shared row types ([`State`], [`RequestSummary`], [`RequestDetail`]) and
+//!   how a row becomes one;
+//! - `requests.rs`: requests and their states (ingested, rejected, cancelled, blocked);
+//! - `lists.rs`: the lists front ends show (pending, snoozed, history, one request);
+//! - `outcomes.rs`: recorded outcomes, and those the spool refused ([`Unwritten`]);
+//! - `judging.rs`: what policies read ([`PendingFacts`] by [`Due`]) and keep
+//!   (judgements, the next deadline);
+//! - `snoozes.rs`: the operator's snoozes; `notices.rs`: what the operator was told;
+//! - `events.rs`: the event log, appended as a hash chain ([`crate::audit`]);
+//! - `problems.rs`: spool problems seen.
+
+mod events;
+mod judging;
+mod lists;
+mod notices;
+mod outcomes;
+mod problems;
+mod requests;
+mod rows;
+mod schema;
+mod snoozes;
+#[cfg(test)]
+mod tests;
+
+pub use events::LoggedEvent;
+pub use judging::{Due, PendingFacts};
+pub use outcomes::Unwritten;
+pub use rows::{RequestDetail, RequestSummary, State};
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension};
+
+use inbox_spool::faults;
+
+use schema::migrations;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(rusqlite::Error),
+    /// Another process holds a write lock for longer than [`BUSY_TIMEOUT`].
+    #[error(
+        "the database is locked by another process (waited {} s for it); \
+         nothing was changed",
+        BUSY_TIMEOUT.as_secs()
+    )]
+    Locked,
+    #[error("database migration: {0}")]
+    Migration(#[from] rusqlite_migration::Error),
+    #[error("database holds a malformed record for {id}: {message}")]
+    Corrupt { id: String, message: String },
+}
+
+/// How often opening the database tries to set it up (see `Store::setup`): with the growing
+/// pauses, about two seconds in all.
+const SETUP_ATTEMPTS: u64 = 12;
+
+/// How long a write waits for another process's lock before giving up.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        match error.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::Locked
+            }
+            _ => StoreError::Sqlite(error),
+        }
+    }
+}
+
+/// A fault point in the store fails as SQLite does when the disk fails: `SQLITE_IOERR`.
+fn fault_point(name: &str) -> Result<(), StoreError> {
+    faults::io_point(name).map_err(|error| {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
+            Some(format!("{error} (at {name})")),
+        ))
+    })
+}
+
+pub struct Store {
+    conn: Connection,
+    /// Nesting of [`Store::batch_begin`] inside an open transaction.
+    depth: u32,
+}
+
+fn ms(at: DateTime<Utc>) -> i64 {
+    at.timestamp_millis()
+}
+
+fn from_ms(ms: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+impl Store {
+    /// Opens (creating if needed) the database and brings its schema up to date.
+    /// The file is private to its account (0600, whatever the umask): it holds every
+    /// answer. SQLite gives its `-wal` and `-shm` files the same mode.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent() {
+            if !parent.as_os_str().is_empty() && !parent.exists() {
+                let _ = std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent);
+            }
+        }
+        let conn = Connection::open(path)?;
+        make_private(path);
+        Self::setup(conn)
+    }
+
+    /// A private database, for tests and one-shot checks.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(mut conn: Connection) -> Result<Store, StoreError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Several processes may open a new database at the same moment (a CLI command
+        // starting next to the daemon). SQLite answers some of the steps below with "busy" at
+        // once rather than waiting (switching a new file to WAL; upgrading a read of the
+        // schema version to a write), and two migrators may both read version 0, so that the
+        // loser fails on "table already exists". Each step is harmless to repeat, and the
+        // next attempt sees what the winner did: retry a few times before calling it an error.
+        let mut attempt = 1;
+        loop {
+            match Self::prepare(&mut conn) {
+                Ok(()) => return Ok(Store { conn, depth: 0 }),
+                Err(_) if attempt < SETUP_ATTEMPTS => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(25 * attempt));
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// The connection's settings and the schema, brought up to date.
+    fn prepare(conn: &mut Connection) -> Result<(), StoreError> {
+        // WAL lets the CLI read while a daemon writes; NORMAL sync is safe against crashes of
+        // the process, and a power cut can only lose rows the spool still has.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrations().to_latest(conn)?;
+        Ok(())
+    }
+
+    /// Starts a transaction: a burst of files is committed once, not per file. Nested calls
+    /// join the open transaction.
+    pub fn batch_begin(&mut self) -> Result<(), StoreError> {
+        if self.conn.is_autocommit() {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        } else {
+            self.depth += 1;
+        }
+        Ok(())
+    }
+
+    pub fn batch_commit(&mut self) -> Result<(), StoreError> {
+        if self.depth > 0 {
+            self.depth -= 1;
+            return Ok(());
+        }
+        fault_point(faults::STORE_COMMIT)?;
+        self.conn.execute_batch("COMMIT")?;
+        fault_point(faults::STORE_COMMITTED)?;
+        Ok(())
+    }
+
+    pub fn batch_rollback(&mut self) {
+        self.depth = 0;
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    /// This database's instance id, created on first use.
+    pub fn instance_id(&self) -> Result<String, StoreError> {
+        let existing: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        let id = ulid::Ulid::new().to_string();
+        self.conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', ?1)",
+            [&id],
+        )?;
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
+                r.get(0)
+            })?)
+    }
+}
+
+/// Restricts the database file to its owner. A file that cannot be changed (another
+/// account's) is left as it is, with a warning: refusing to start would help nobody.
+fn make_private(path: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    if meta.is_file() && meta.mode() & 0o077 != 0 {
+        if let Err(error) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
+            tracing::warn!(
+                "the database {} is readable by other accounts and cannot be made private: {error}",
+                path.display()
+            );
+        }
+    }
+}
