@@ -28,7 +28,8 @@ impl Watch {
             .dir
             .path()
             .join(format!("watch-{}.log", fastrand::u32(..)));
-        let mut cmd = inbox.cmd(&[&["watch"], args].concat());
+        // The build with fault points: some tests turn them on through FAILPOINTS.
+        let mut cmd = inbox.faults_cmd(&[&["watch"], args].concat());
         cmd.env("RUST_LOG", "info");
         configure(&mut cmd);
         let mut running = Running::spawn_with_stderr(cmd, File::create(&log).unwrap());
@@ -103,6 +104,21 @@ fn an_answer_to_a_read_only_answers_directory_is_kept_and_written_later() {
     assert!(!listed.contains("deploy-1"), "{listed}");
 }
 
+/// Only `answer-inbox-faults` has fault points: the binary a plain build makes (and the
+/// packages ship) ignores `FAILPOINTS`, so no environment variable can make it fail a write.
+#[test]
+fn the_plain_binary_has_no_fault_points() {
+    let inbox = Inbox::new();
+    inbox.place("deploy-1", CONFIRM);
+    let out = inbox
+        .cmd(&["answer", "deploy-1", "--set", "go=yes"])
+        .env("FAILPOINTS", "spool.link=return(enospc)")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(inbox.outcome("deploy-1")["status"], "answered");
+}
+
 #[test]
 fn a_full_disk_keeps_the_answer_and_the_policies_wait() {
     let inbox = Inbox::new();
@@ -117,7 +133,7 @@ fn a_full_disk_keeps_the_answer_and_the_policies_wait() {
 
     // ENOSPC at the link step, as on a full file system, for this command only.
     let out = inbox
-        .cmd(&["answer", "deploy-1", "--set", "go=no"])
+        .faults_cmd(&["answer", "deploy-1", "--set", "go=no"])
         .env("FAILPOINTS", "spool.link=return(enospc)")
         .output()
         .unwrap();

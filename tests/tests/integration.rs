@@ -4,6 +4,7 @@
 mod util;
 
 mod alike;
+mod architecture;
 mod audit;
 mod cli;
 mod config;

@@ -16,7 +16,7 @@ const REQUESTS: usize = 5_000;
 
 #[test]
 fn a_burst_with_every_event_lost_is_ingested_by_rescans() {
-    let mut config = Config::new(util::binary(), REQUESTS, Loss::FaultPoint);
+    let mut config = Config::new(util::faults_binary(), REQUESTS, Loss::FaultPoint);
     // Two writers: the burst is denser than one asker makes it.
     config.writers = 2;
     config.patience = Duration::from_secs(40);

@@ -52,8 +52,8 @@ const USAGE: &str =
   round-trip [N=200]       autonomous round trip and ask --wait wake-up, next to a bare watcher
   overflow [--requests N=50000] [--queue EVENTS] [--writers W]
                            a burst with watcher events lost (fault point, or a kernel queue of
-                           EVENTS) ingested in full by rescans; needs answer-inbox built with
-                           --features failpoints next to this binary
+                           EVENTS) ingested in full by rescans; needs answer-inbox-faults
+                           (--bin answer-inbox-faults --features failpoints) next to it
   all                      all four with their default sizes
   autonomous-burst [N=3000]
                            N autonomous requests at once: outcomes/s of `answer-inbox watch`

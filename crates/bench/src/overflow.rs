@@ -6,8 +6,9 @@
 //! ```
 //!
 //! Without `--queue`, the engine's fault point drops every event (FAILPOINTS=
-//! "watcher.event=return"); the `answer-inbox` next to this binary must have the fault points
-//! compiled in: `cargo build --release -p answer-inbox --features failpoints`. With
+//! "watcher.event=return"); it runs `answer-inbox-faults` next to this binary, the command
+//! line with the fault points compiled in: `cargo build --release -p answer-inbox --bin
+//! answer-inbox-faults --features failpoints`. With
 //! `--queue EVENTS`, the kernel's own queue overflows: /proc/sys/fs/inotify/max_queued_events
 //! is set to EVENTS only until the daemon has created its inotify instance, then restored
 //! (root only; machine-wide for those milliseconds, which is why no CI test does this). The
@@ -58,11 +59,12 @@ pub fn run(args: &[String], flags: &[String]) -> anyhow::Result<()> {
     let binary = exe
         .parent()
         .context("no directory around this binary")?
-        .join("answer-inbox");
+        .join("answer-inbox-faults");
     if !binary.is_file() {
         bail!(
-            "{} is missing: run `cargo build --release -p answer-inbox --features failpoints` \
-             first (the same profile as this benchmark)",
+            "{} is missing: run `cargo build --release -p answer-inbox --bin \
+             answer-inbox-faults --features failpoints` first (the same profile as this \
+             benchmark)",
             binary.display()
         );
     }

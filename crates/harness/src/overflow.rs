@@ -9,8 +9,9 @@
 //! Two ways to lose events:
 //! - [`Loss::FaultPoint`]: `FAILPOINTS="watcher.event=return"` makes the watcher drop every
 //!   event and report each loss as a rescan hint, as the kernel does with `IN_Q_OVERFLOW`.
-//!   Needs a binary with the engine's fault points compiled in (`cargo build --workspace
-//!   --bins`, or `-p answer-inbox --features failpoints`). Deterministic: CI uses it.
+//!   Needs a binary with the engine's fault points compiled in (`answer-inbox-faults`: `cargo
+//!   build -p answer-inbox --bin answer-inbox-faults --features failpoints`). Deterministic:
+//!   CI uses it.
 //! - [`Loss::KernelQueue`]: a real kernel overflow. The kernel sizes an inotify instance's
 //!   queue from `/proc/sys/fs/inotify/max_queued_events` when the instance is created, so the
 //!   limit is set tiny only until the daemon's inotify descriptor exists, then restored by a
@@ -240,8 +241,8 @@ pub fn run(config: &Config) -> Result<Report, String> {
     if !rescan_reasons.keys().any(|r| r.contains(wanted)) {
         let hint = match config.loss {
             Loss::FaultPoint => {
-                "; was answer-inbox built with the engine's fault points? (`cargo build \
-                 --workspace --bins`, or `cargo build -p answer-inbox --features failpoints`)"
+                "; was the binary built with the engine's fault points? (`cargo build -p \
+                 answer-inbox --bin answer-inbox-faults --features failpoints`)"
             }
             Loss::KernelQueue { .. } => {
                 "; the kernel queue never overflowed: try a smaller --queue, more requests or \

@@ -18,17 +18,35 @@ pub fn binary() -> PathBuf {
     sibling_binary("answer-inbox")
 }
 
+/// `answer-inbox-faults`: the command line with the engine's fault points compiled in, for
+/// the tests that turn them on through `FAILPOINTS`. No other build has them; `scripts/test`
+/// builds this one.
+pub fn faults_binary() -> PathBuf {
+    let bin = sibling_binary_path("answer-inbox-faults");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build -p answer-inbox --bin answer-inbox-faults --features \
+         failpoints` first",
+        bin.display()
+    );
+    bin
+}
+
 /// A binary of this workspace, built next to the test binaries' directory.
 pub fn sibling_binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let bin = dir.join(name);
+    let bin = sibling_binary_path(name);
     assert!(
         bin.exists(),
         "{} is missing: run `cargo build --workspace --bins` first",
         bin.display()
     );
     bin
+}
+
+fn sibling_binary_path(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    dir.join(name)
 }
 
 /// A private spool, database and home for one test.
@@ -59,7 +77,16 @@ impl Inbox {
 
     /// A command with this inbox's spool and database, and no desktop session.
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(binary());
+        self.cmd_of(binary(), args)
+    }
+
+    /// [`Inbox::cmd`] for `answer-inbox-faults`, whose fault points `FAILPOINTS` turns on.
+    pub fn faults_cmd(&self, args: &[&str]) -> Command {
+        self.cmd_of(faults_binary(), args)
+    }
+
+    fn cmd_of(&self, program: PathBuf, args: &[&str]) -> Command {
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .env("ANSWER_INBOX_DIR", self.spool())
             .env("ANSWER_INBOX_DB", self.db())
