@@ -4,8 +4,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::OnceLock;
+
 use clap::builder::TypedValueParser;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Parser, Subcommand, ValueEnum};
+use inbox_app::config::Resolved;
 
 /// The operator's side of a human-in-the-loop gate.
 #[derive(Debug, Parser)]
@@ -90,7 +94,41 @@ pub struct LocationArgs {
     /// Which of these were typed rather than taken from their variables, and what they
     /// resolve to (`locations`); set by `main` after parsing, not an argument.
     #[arg(skip)]
-    pub resolution: crate::locations::Resolution,
+    pub resolution: Resolution,
+}
+
+/// Which location values were typed on the command line (clap merges each flag with its
+/// variable), and the resolution, made once: the settings file is read once and a warning
+/// about it said once, however many values a command asks for.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    pub(crate) typed: Typed,
+    /// Made by `locations::resolved` on first use.
+    pub(crate) resolved: OnceLock<Resolved>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Typed {
+    pub(crate) spool: bool,
+    pub(crate) db: bool,
+    pub(crate) policy: bool,
+    pub(crate) team: bool,
+}
+
+impl Resolution {
+    /// Notes which location values the parsed command line got from flags, not variables.
+    pub fn from_matches(matches: &ArgMatches) -> Resolution {
+        let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        Resolution {
+            typed: Typed {
+                spool: typed("spool"),
+                db: typed("db"),
+                policy: typed("policy"),
+                team: typed("team"),
+            },
+            resolved: OnceLock::new(),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

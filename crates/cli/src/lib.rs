@@ -30,7 +30,7 @@ pub fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches)
         .unwrap_or_else(|error| error.format(&mut Cli::command()).exit());
-    cli.locations.resolution = locations::Resolution::from_matches(&matches);
+    cli.locations.resolution = args::Resolution::from_matches(&matches);
     init_logging(&cli.command);
     match dispatch(&cli) {
         Ok(code) => ExitCode::from(code),

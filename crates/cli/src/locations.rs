@@ -4,50 +4,14 @@
 //! app use the same spool and open the same database for it.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use anyhow::{anyhow, Context, Result};
-use clap::parser::ValueSource;
-use clap::ArgMatches;
 use inbox_app::config::{
     self, ConfigError, Defaults, Given, Resolved, SettingsFile, Source, Sourced,
 };
 use inbox_engine::{locations, Engine, PolicySource, Spool, Trust};
 
 use crate::args::LocationArgs;
-
-/// Which location values were typed on the command line (clap merges each flag with its
-/// variable), and the resolution, made once: the settings file is read once and a warning
-/// about it said once, however many values a command asks for.
-#[derive(Debug, Default)]
-pub struct Resolution {
-    typed: Typed,
-    resolved: OnceLock<Resolved>,
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-struct Typed {
-    spool: bool,
-    db: bool,
-    policy: bool,
-    team: bool,
-}
-
-impl Resolution {
-    /// Notes which location values the parsed command line got from flags, not variables.
-    pub fn from_matches(matches: &ArgMatches) -> Resolution {
-        let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-        Resolution {
-            typed: Typed {
-                spool: typed("spool"),
-                db: typed("db"),
-                policy: typed("policy"),
-                team: typed("team"),
-            },
-            resolved: OnceLock::new(),
-        }
-    }
-}
 
 /// Every location with its source. The first call reads the settings file (never changing
 /// it) and says on standard error when it cannot be used.
@@ -175,7 +139,7 @@ fn warn(spool: &Spool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::Cli;
+    use crate::args::{Cli, Resolution};
     use clap::{CommandFactory, FromArgMatches};
 
     /// Parses as `main` does, with `env` as the only location variables set.

@@ -23,6 +23,8 @@ mod dialects;
 pub mod digest;
 pub mod fingerprint;
 pub mod id;
+#[cfg(feature = "validate")]
+mod labels;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "validate")]

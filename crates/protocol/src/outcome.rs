@@ -7,10 +7,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[cfg(feature = "validate")]
-use crate::dialects::dialect_reply;
-#[cfg(feature = "validate")]
-use crate::model::Request;
 use crate::problem::Problem;
 
 /// The protocol version written into every outcome.
@@ -40,6 +36,11 @@ pub enum OutcomeStatus {
     Rejected,
 }
 
+/// `answered_by` of an outcome a person decided: `operator:<account>`.
+pub const OPERATOR_PREFIX: &str = "operator:";
+/// `answered_by` of an outcome a policy decided: `policy:<name>`.
+pub const POLICY_PREFIX: &str = "policy:";
+
 /// Who an `answered_by` names: `operator:<account>` a person, `policy:<name>` a policy.
 pub(crate) fn decider_of(answered_by: &str) -> Option<DecidedBy> {
     let named = |prefix: &str| {
@@ -47,9 +48,9 @@ pub(crate) fn decider_of(answered_by: &str) -> Option<DecidedBy> {
             .strip_prefix(prefix)
             .is_some_and(|name| !name.is_empty())
     };
-    if named(crate::verify::OPERATOR_PREFIX) {
+    if named(OPERATOR_PREFIX) {
         Some(DecidedBy::Person)
-    } else if named(crate::verify::POLICY_PREFIX) {
+    } else if named(POLICY_PREFIX) {
         Some(DecidedBy::Policy)
     } else {
         None
@@ -331,14 +332,6 @@ impl Outcome {
 
     pub fn with_request_sha256(mut self, sha256: Option<String>) -> Outcome {
         self.request_sha256 = sha256;
-        self
-    }
-
-    /// Sets `reply` from the request the outcome settles (see [`dialect_reply`]). Call it
-    /// last, once status, answers and reason are final: the reply is computed from them.
-    #[cfg(feature = "validate")]
-    pub fn with_reply(mut self, request: &Request) -> Outcome {
-        self.reply = dialect_reply(request, &self);
         self
     }
 

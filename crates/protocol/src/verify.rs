@@ -12,10 +12,7 @@
 
 use crate::outcome::{decider_of, DecidedBy, Outcome, OutcomeStatus, Surface, PROTOCOL_VERSION};
 
-/// `answered_by` of an outcome a person decided: `operator:<account>`.
-pub const OPERATOR_PREFIX: &str = "operator:";
-/// `answered_by` of an outcome a policy decided: `policy:<name>`.
-pub const POLICY_PREFIX: &str = "policy:";
+pub use crate::outcome::{OPERATOR_PREFIX, POLICY_PREFIX};
 
 /// The checks that need nothing but the outcome and what the asker placed: the id, the
 /// version of the request (`request_sha256`, when the caller knows the file it placed),

@@ -22,11 +22,10 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::facts::Facts;
-use crate::spool::{Area, SpoolError};
+use crate::error::{Area, SpoolError};
 use crate::trust::{Policy, Trust};
 
-/// The file that marks a directory as a spool, written by whoever creates it.
-pub const MARKER: &str = ".answer-inbox-spool";
+pub use crate::error::MARKER;
 
 /// What the marker says to a person who finds it.
 const MARKER_TEXT: &str = "This directory is an Answer Inbox spool: requests in questions/, \

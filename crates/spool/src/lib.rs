@@ -25,6 +25,7 @@
 
 pub mod accounts;
 pub mod dir;
+mod error;
 mod facts;
 pub mod faults;
 pub mod locations;

@@ -21,7 +21,7 @@ use rustix::fs::{Gid, Mode};
 
 use crate::accounts;
 use crate::facts::{Facts, SETGID};
-use crate::spool::SpoolError;
+use crate::error::SpoolError;
 
 /// Who a spool is for. See the module docs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -62,11 +62,11 @@ pub(crate) fn normalise(value: &Value, request: &mut Request, problems: &mut Vec
                 description: option.description.clone(),
             });
         }
-        crate::parse::check_choice_labels(
+        crate::labels::check_choice_labels(
             wire.options
                 .iter()
                 .enumerate()
-                .map(|(option_index, option)| crate::parse::LabelAt {
+                .map(|(option_index, option)| crate::labels::LabelAt {
                     pointer: format!("{at}/options/{option_index}/label"),
                     id: &option.label,
                     label: &option.label,

@@ -553,11 +553,11 @@ impl Asked<'_> {
                 ));
             }
         }
-        crate::parse::check_choice_labels(
+        crate::labels::check_choice_labels(
             choices
                 .iter()
                 .enumerate()
-                .map(|(index, choice)| crate::parse::LabelAt {
+                .map(|(index, choice)| crate::labels::LabelAt {
                     pointer: format!("{}/{at}/{index}", self.at),
                     id: &choice.id,
                     label: &choice.label,

@@ -15,6 +15,16 @@ use serde_json::Value;
 use crate::model::{Origin, Request};
 use crate::outcome::{Outcome, OutcomeStatus};
 
+impl Outcome {
+    /// Sets `reply` from the request the outcome settles (see [`dialect_reply`]). Call it
+    /// last, once status, answers and reason are final: the reply is computed from them.
+    /// Here, not in `outcome.rs`: the outcome is plain data, and the dialects read it.
+    pub fn with_reply(mut self, request: &Request) -> Outcome {
+        self.reply = dialect_reply(request, &self);
+        self
+    }
+}
+
 /// The outcome in the request's own dialect, for the outcome's `reply` field: an MCP
 /// ElicitResult, AskUserQuestion's `{"answers": ...}`, a LangGraph HumanResponse or a
 /// LangChain HITLResponse.
