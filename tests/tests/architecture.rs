@@ -4,6 +4,7 @@
 //! - Dependencies between our crates run one way, down the layers below.
 //! - Only the desktop shell (src-tauri) and the memory baseline (bare-window) know Tauri.
 //! - The web server and the command line link no desktop crate, no Tauri and no tray code.
+//! - No two modules of one crate import each other, directly or round a circle.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -169,4 +170,165 @@ fn the_web_server_and_the_command_line_link_no_desktop_code() {
             );
         }
     }
+}
+
+/// A crate's modules, each with the modules of the same crate it names (`crate::x`,
+/// `crate::{x, y}`, `super::x`), leaving out its tests and its own ancestors (a child may use
+/// what its parent declares). A text reading, enough for the house style: every import is a
+/// `use` or a path spelt out.
+fn module_imports(src: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut texts = BTreeMap::new();
+    let mut todo = vec![src.to_owned()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let relative = path.strip_prefix(src).unwrap().with_extension("");
+                let mut parts: Vec<String> = relative
+                    .iter()
+                    .map(|part| part.to_string_lossy().into_owned())
+                    .collect();
+                if matches!(
+                    parts.last().map(String::as_str),
+                    Some("mod" | "lib" | "main")
+                ) {
+                    parts.pop();
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // Tests may reach anywhere; they are not part of the shape.
+                let text = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+                texts.insert(parts.join("::"), text);
+            }
+        }
+    }
+    let names = regex::Regex::new(r"[a-z_0-9]+").unwrap();
+    let paths =
+        regex::Regex::new(r"crate::([a-z_0-9:]+)|crate::\{([^}]*)\}|super::([a-z_0-9]+)").unwrap();
+    let modules: Vec<String> = texts.keys().cloned().collect();
+    texts
+        .iter()
+        .map(|(module, text)| {
+            let mut imports = Vec::new();
+            let code: String = text
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for found in paths.captures_iter(&code) {
+                let candidates: Vec<String> = if let Some(path) = found.get(1) {
+                    // The longest prefix of the path that is a module.
+                    let parts: Vec<&str> = path.as_str().split("::").collect();
+                    (1..=parts.len())
+                        .rev()
+                        .map(|n| parts[..n].join("::"))
+                        .filter(|prefix| modules.contains(prefix))
+                        .take(1)
+                        .collect()
+                } else if let Some(group) = found.get(2) {
+                    names
+                        .find_iter(group.as_str())
+                        .map(|name| name.as_str().to_owned())
+                        .collect()
+                } else {
+                    let parent = module.rsplit_once("::").map_or("", |(parent, _)| parent);
+                    let name = &found[3];
+                    vec![if parent.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{parent}::{name}")
+                    }]
+                };
+                for target in candidates {
+                    let ancestor = module.starts_with(&format!("{target}::"));
+                    if modules.contains(&target)
+                        && target != *module
+                        && !ancestor
+                        && !imports.contains(&target)
+                    {
+                        imports.push(target);
+                    }
+                }
+            }
+            (module.clone(), imports)
+        })
+        .collect()
+}
+
+/// A circle of imports in `graph`, if there is one.
+fn circle(graph: &BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|seen| seen == node) {
+            return Some(path[start..].to_vec());
+        }
+        if done.iter().any(|seen| seen == node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.push(node.to_owned());
+        None
+    }
+    let mut done = Vec::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_two_modules_of_a_crate_import_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut crates: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("src"))
+        .collect();
+    crates.push(root.join("src-tauri/src"));
+    let mut checked = 0;
+    for src in crates.iter().filter(|src| src.is_dir()) {
+        let imports = module_imports(src);
+        checked += imports.len();
+        assert_eq!(
+            circle(&imports),
+            None,
+            "{}: these modules import each other in a circle",
+            src.display()
+        );
+    }
+    assert!(checked > 100, "only {checked} modules read");
+}
+
+#[test]
+fn the_circle_finder_finds_a_circle() {
+    let graph: BTreeMap<String, Vec<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(node, next)| {
+        (
+            node.to_owned(),
+            next.into_iter().map(str::to_owned).collect(),
+        )
+    })
+    .collect();
+    assert_eq!(
+        circle(&graph).map(|mut found| {
+            found.sort();
+            found
+        }),
+        Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])
+    );
 }
