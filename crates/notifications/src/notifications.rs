@@ -1,14 +1,12 @@
 //! [`Notifications`]: the engine's [`Notifier`] for both front ends, the `watch` daemon and
 //! the desktop app.
 //!
-//! The engine hands over new requests between two batches; `announce` only puts them on a
-//! bounded queue (a full queue drops that bubble with a warning, never a request: the inbox
-//! still lists it), so a slow or missing daemon can never stall the engine. One sender
-//! thread takes them off, times them with the engine's [`Coalescer`] (a lone request at
-//! once, a burst as its first bubble plus one summary), words them with [`compose`], and
-//! shows them over the process's one [`NotificationBus`]. It reports every bubble actually
-//! shown as [`Event::Notified`], so the log says "notified" only when the operator could
-//! see it.
+//! It runs on the crate's one coalescing queue ([`crate::queue`]): `announce` never waits
+//! (a full queue drops that bubble with a warning, never a request: the inbox still lists
+//! it), so a slow or missing daemon can never stall the engine, and a burst is its first
+//! bubble plus one summary. Its thread words each delivery with [`compose`] and shows it
+//! over the process's one [`NotificationBus`]. It reports every bubble actually shown as
+//! [`Event::Notified`], so the log says "notified" only when the operator could see it.
 //!
 //! A bubble for one request may carry answer buttons when the caller takes presses (the app
 //! turns them on with [`NotificationsBuilder::answer_buttons`]; `watch` offers none). Which
@@ -19,25 +17,19 @@
 //! press or a click comes back to the caller's `on_choice` as a [`Chosen`].
 
 use std::sync::Arc;
-use std::time::Instant;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use inbox_engine::notifier::{
-    compose, Announcement, Coalescer, Delivery, Notifier, Offer, QUIET_WINDOW,
-};
+use crossbeam_channel::Sender;
+use inbox_engine::notifier::{compose, Announcement, Delivery, Notifier, Offer};
 use inbox_engine::Event;
 use serde_json::{Map, Value};
 
 use crate::bus::{ActionHandler, Bubble, NotificationBus, NotifyError, Urgency};
 use crate::identity::AppIdentity;
+use crate::queue::{CoalescingQueue, Deliver};
 use crate::switches::{Availability, NotifySwitches};
 
 /// The action the daemon reports when the bubble itself is clicked.
 pub const OPEN_ACTION: &str = "default";
-
-/// Batches of new requests that may wait for the sender. A thousand batches behind means
-/// the daemon is stuck; what comes next is dropped rather than held.
-pub const QUEUE_CAPACITY: usize = 1024;
 
 /// What the operator did with a notification.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +78,7 @@ type OnChoice = Arc<dyn Fn(Chosen) + Send + Sync>;
 /// Desktop notifications for new requests: hand it to the engine
 /// (`Engine::with_notifier(Box::new(notifications))`). Dropping it ends its thread.
 pub struct Notifications {
-    queue: Sender<Vec<Announcement>>,
+    queue: CoalescingQueue,
 }
 
 /// How a [`Notifications`] is set up; from [`Notifications::builder`].
@@ -164,8 +156,7 @@ impl NotificationsBuilder {
 
     /// Starts the sender thread.
     pub fn start(self) -> Result<Notifications, NotifyError> {
-        let (queue, inbox) = crossbeam_channel::bounded(QUEUE_CAPACITY);
-        let sender = SenderThread {
+        let sender = BubbleSender {
             app_name: self.app_name,
             bus: self.bus.unwrap_or_else(NotificationBus::shared),
             switches: self
@@ -176,12 +167,12 @@ impl NotificationsBuilder {
             events: self.events,
             identity: self.identity,
         };
-        std::thread::Builder::new()
-            .name("notifications".into())
-            .spawn(move || sender.run(&inbox))
-            .map_err(|source| NotifyError::Spawn {
-                what: "notification sender",
-                source,
+        let queue =
+            CoalescingQueue::start("notifications", "bubble", sender).map_err(|source| {
+                NotifyError::Spawn {
+                    what: "notification sender",
+                    source,
+                }
             })?;
         Ok(Notifications { queue })
     }
@@ -189,12 +180,12 @@ impl NotificationsBuilder {
 
 impl Notifier for Notifications {
     fn announce(&self, fresh: Vec<Announcement>) {
-        inbox_engine::notifier::hand_over(&self.queue, fresh, "bubble");
+        self.queue.announce(fresh);
     }
 }
 
 /// What the sender thread works with.
-struct SenderThread {
+struct BubbleSender {
     app_name: String,
     bus: Arc<NotificationBus>,
     switches: Arc<NotifySwitches>,
@@ -206,34 +197,17 @@ struct SenderThread {
     identity: Option<AppIdentity>,
 }
 
-impl SenderThread {
-    fn run(mut self, inbox: &Receiver<Vec<Announcement>>) {
+impl Deliver for BubbleSender {
+    fn start(&mut self) {
         if self.identity.is_none() {
             self.identity = Some(AppIdentity::detect());
         }
         // Said once at start, so that a missing daemon is reported before the first request.
         let probe = self.bus.server_information().map(|_| ());
         self.record(probe.as_ref().err());
-        let mut coalescer = Coalescer::new(QUIET_WINDOW);
-        loop {
-            let received = match coalescer.deadline() {
-                Some(deadline) => inbox.recv_deadline(deadline),
-                None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            };
-            let now = Instant::now();
-            let delivery = match received {
-                Ok(batch) => coalescer.arrive(now, batch),
-                Err(RecvTimeoutError::Timeout) => coalescer.due(now),
-                // The engine is gone (the app or `watch` stops): what is held stays listed.
-                Err(RecvTimeoutError::Disconnected) => return,
-            };
-            if let Some(delivery) = delivery {
-                self.deliver(delivery);
-            }
-        }
     }
 
-    fn deliver(&self, delivery: Delivery<Announcement>) {
+    fn deliver(&mut self, delivery: Delivery<Announcement>) {
         if self.switches.silenced() {
             return;
         }
@@ -286,7 +260,9 @@ impl SenderThread {
             }
         }
     }
+}
 
+impl BubbleSender {
     /// Notes whether the daemon answered; each change is said once, since a daemon may
     /// come (a desktop session that starts after the inbox) and go.
     fn record(&self, failure: Option<&NotifyError>) {
@@ -359,7 +335,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (events_tx, events) = crossbeam_channel::unbounded();
         let switches = NotifySwitches::new(true, true);
-        let sender = SenderThread {
+        let mut sender = BubbleSender {
             app_name: "Answer Inbox".into(),
             // No bus there: had the sender tried it, the switches would say so.
             bus: NotificationBus::at(format!("unix:path={}", dir.path().join("no-bus").display())),

@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use inbox_app::{IpcError, RemoteSettings};
 use inbox_engine::notifier::NotifierSlot;
+use inbox_notifications::ntfy::{NtfyConfig, NtfyPublisher};
 
 use crate::devices::{Device, DeviceError, DeviceStore};
 use crate::events::EventFeed;
-use crate::ntfy::{NtfyConfig, NtfyPublisher};
 use crate::server::{certificate_names, InboxSource, ServeOptions, WebServer, PAIRING_TTL};
 use crate::views::{DeviceView, PairingView, RemoteView};
 

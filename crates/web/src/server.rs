@@ -351,7 +351,7 @@ pub struct ServerLinks {
 /// A one-time URL for a request without an expiry lasts this long.
 const ACTION_CAP: chrono::Duration = chrono::Duration::hours(24);
 
-impl crate::ntfy::Links for ServerLinks {
+impl inbox_notifications::Links for ServerLinks {
     fn open_url(&self, request_id: &str) -> String {
         format!("{}/#request={request_id}", self.base)
     }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use inbox_app::{Inbox, UiEvent};
 use inbox_engine::notifier::{Fanout, Notifier};
+use inbox_notifications::ntfy::{NtfyConfig, NtfyPublisher};
 use inbox_notifications::Notifications;
-use inbox_web::ntfy::{NtfyConfig, NtfyPublisher};
 use inbox_web::{DeviceStore, EventFeed, ServeOptions, WebServer};
 
 use crate::args::{LocationArgs, ServeArgs};
@@ -133,7 +133,7 @@ fn ntfy_token(args: &ServeArgs) -> Result<Option<String>> {
 /// One line per change on standard output, flushed at once (a log, a test reads it).
 fn log_event(event: &UiEvent) {
     let line = match event {
-        UiEvent::Changed { pending } => format!("changed: {pending} pending"),
+        UiEvent::Changed { pending, .. } => format!("changed: {pending} pending"),
         UiEvent::Settled {
             id,
             status,

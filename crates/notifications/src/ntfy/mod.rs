@@ -1,0 +1,395 @@
+//! Pushes to the operator's phone through [ntfy](https://ntfy.sh): each new request, or one
+//! summary for a burst, published as JSON to the operator's topic, with a link that opens
+//! the request in the served page and, where the engine's rule allows, answer buttons that
+//! answer through one-time URLs.
+//!
+//! [`NtfyPublisher`] is a notifier like the desktop's: it runs on the crate's one
+//! coalescing queue ([`crate::queue`]), so `announce` never waits (a full queue drops that
+//! push with a warning, never a request: the inbox still lists it) and a burst is its first
+//! push plus one summary. Its thread words each delivery ([`message`]) and POSTs it. A push
+//! that fails is logged and dropped, never retried: the request stays in the inbox, and a
+//! phone told twice, late, helps nobody. Neither a slow nor a missing server ever stalls
+//! the engine.
+//!
+//! - [`config`]: the topic URL and token, checked ([`NtfyConfig`], [`NtfyError`]).
+//! - [`message`]: what a push says, titles only or not, with answer buttons as one-time URLs
+//!   the server makes ([`Links`]).
+
+pub mod config;
+#[cfg(test)]
+mod fakes;
+pub mod message;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use inbox_engine::notifier::{Announcement, Delivery, Notifier};
+use inbox_protocol::text::one_line;
+use serde_json::Value;
+use url::Url;
+
+use crate::queue::{CoalescingQueue, Deliver};
+
+pub use config::{NtfyConfig, NtfyError, MAX_TOPIC_CHARS};
+pub use message::{
+    compose_message, Links, MAX_ACTIONS, MAX_MESSAGE_BYTES, MAX_TITLE_BYTES, TITLES_ONLY_MESSAGE,
+    TITLES_ONLY_SUMMARY, UNTITLED,
+};
+
+/// How long connecting to the ntfy server may take (name lookup aside).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long one publish may take in all: a server that hangs costs the publisher this much,
+/// never the engine.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Pushes new requests to an ntfy topic: hand it to the engine (alone, or beside the
+/// desktop notifier). Dropping it ends its thread (after the push under way, if any).
+pub struct NtfyPublisher {
+    queue: CoalescingQueue,
+}
+
+impl NtfyPublisher {
+    /// Checks the settings and starts the publisher's thread. Nothing is sent until a
+    /// request is announced.
+    pub fn start(config: NtfyConfig, links: Arc<dyn Links>) -> Result<NtfyPublisher, NtfyError> {
+        // The fields are public: check what `parse` would have.
+        config.check()?;
+        let publisher = Publisher {
+            server: config.server_url(),
+            config,
+            links,
+            agent: publishing_agent(),
+        };
+        let queue = CoalescingQueue::start("ntfy", "push", publisher).map_err(NtfyError::Spawn)?;
+        Ok(NtfyPublisher { queue })
+    }
+}
+
+/// The HTTP client of one publisher.
+fn publishing_agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_connect(Some(CONNECT_TIMEOUT))
+        .timeout_global(Some(REQUEST_TIMEOUT))
+        // The status is read here, to log ntfy's reason with it.
+        .http_status_as_error(false)
+        // Publishing never redirects; following one would send the message, and perhaps
+        // the token, somewhere the operator did not name.
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+impl Notifier for NtfyPublisher {
+    fn announce(&self, fresh: Vec<Announcement>) {
+        self.queue.announce(fresh);
+    }
+}
+
+/// What the publisher's thread works with.
+struct Publisher {
+    config: NtfyConfig,
+    server: Url,
+    links: Arc<dyn Links>,
+    agent: ureq::Agent,
+}
+
+impl Deliver for Publisher {
+    /// Publishes one delivery, once: a failure is logged and the push dropped.
+    fn deliver(&mut self, delivery: Delivery<Announcement>) {
+        let Some(message) = compose_message(&self.config, delivery.items(), &*self.links) else {
+            return;
+        };
+        match self.publish(&message) {
+            Ok(()) => tracing::debug!(
+                "pushed {} request(s) to ntfy at {}",
+                delivery.items().len(),
+                self.server
+            ),
+            Err(error) => tracing::warn!(
+                "no ntfy push for {} request(s) (they are still in the inbox): {error}",
+                delivery.items().len()
+            ),
+        }
+    }
+}
+
+impl Publisher {
+    fn publish(&self, message: &Value) -> Result<(), NtfyError> {
+        let server = self.server.to_string();
+        let mut request = self.agent.post(server.as_str());
+        if let Some(token) = &self.config.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request
+            .send_json(message)
+            .map_err(|source| NtfyError::Unreachable {
+                server: server.clone(),
+                source: Box::new(source),
+            })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        // ntfy explains a refusal as JSON: {"code": 40101, "http": 401, "error": "..."}.
+        let detail = response
+            .body_mut()
+            .with_config()
+            .limit(4096)
+            .read_to_string()
+            .ok()
+            .and_then(|body| serde_json::from_str::<Value>(&body).ok())
+            .and_then(|body| body.get("error")?.as_str().map(str::to_owned))
+            .map(|error| {
+                format!(
+                    ": {}",
+                    message::cut_to_bytes(one_line(&error).into_owned(), 200)
+                )
+            })
+            .unwrap_or_default();
+        Err(NtfyError::Refused {
+            server,
+            status: status.as_u16(),
+            detail,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ntfy::fakes::{assert_ntfy_publish_format, http_actions, FakeLinks};
+    use crate::testing::{announced, confirm, flood};
+    use crossbeam_channel::Receiver;
+    use inbox_engine::notifier::QUIET_WINDOW;
+    use serde_json::json;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+
+    /// One HTTP request as the stand-in server received it.
+    #[derive(Debug)]
+    struct Received {
+        request_line: String,
+        /// Names in lower case.
+        headers: Vec<(String, String)>,
+        body: Value,
+    }
+
+    impl Received {
+        fn header(&self, name: &str) -> Option<&str> {
+            self.headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, value)| value.as_str())
+        }
+    }
+
+    /// Reads one HTTP/1.1 request with a `Content-Length` body.
+    fn read_request(stream: &TcpStream) -> Received {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let request_line = line.trim_end().to_owned();
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("a header");
+            headers.push((name.trim().to_lowercase(), value.trim().to_owned()));
+        }
+        let length: usize = headers
+            .iter()
+            .find(|(name, _)| name == "content-length")
+            .expect("a Content-Length")
+            .1
+            .parse()
+            .unwrap();
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        Received {
+            request_line,
+            headers,
+            body: serde_json::from_slice(&body).expect("a JSON body"),
+        }
+    }
+
+    fn reply(mut stream: &TcpStream, status: &str, body: &str) {
+        let response = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(response.as_bytes()).unwrap();
+    }
+
+    /// A stand-in ntfy server on a free local port: answers each request it receives with
+    /// the next of `statuses` and hands it over.
+    fn ntfy_server(statuses: Vec<&'static str>) -> (u16, Receiver<Received>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || {
+            for status in statuses {
+                let Ok((stream, _)) = listener.accept() else {
+                    return;
+                };
+                let received = read_request(&stream);
+                reply(
+                    &stream,
+                    status,
+                    r#"{"code":50001,"http":500,"error":"test failure"}"#,
+                );
+                if tx.send(received).is_err() {
+                    return;
+                }
+            }
+        });
+        (port, rx)
+    }
+
+    #[test]
+    fn the_publisher_posts_ntfys_json_to_the_server_root_with_the_token() {
+        let (port, received) = ntfy_server(vec!["200 OK"]);
+        let config = NtfyConfig::parse(
+            &format!("http://127.0.0.1:{port}/inbox-test"),
+            Some("tk_test".into()),
+            false,
+        )
+        .unwrap();
+        let publisher = NtfyPublisher::start(config, Arc::new(FakeLinks::default())).unwrap();
+        publisher.announce(vec![announced(
+            "r1",
+            confirm("Deploy build 7?", "Deploy build 7 to staging?"),
+        )]);
+        let got = received
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a push");
+        assert_eq!(got.request_line, "POST / HTTP/1.1");
+        assert_eq!(got.header("authorization"), Some("Bearer tk_test"));
+        assert!(got
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("application/json")));
+        assert_ntfy_publish_format(&got.body);
+        assert_eq!(got.body["topic"], "inbox-test");
+        assert_eq!(got.body["title"], "Deploy build 7?");
+        assert_eq!(http_actions(&got.body).len(), 2);
+    }
+
+    #[test]
+    fn a_server_behind_a_path_prefix_gets_it_and_no_token_means_no_authorization() {
+        let (port, received) = ntfy_server(vec!["200 OK"]);
+        let config =
+            NtfyConfig::parse(&format!("http://127.0.0.1:{port}/ntfy/inbox"), None, true).unwrap();
+        let publisher = NtfyPublisher::start(config, Arc::new(FakeLinks::default())).unwrap();
+        publisher.announce(vec![announced("r1", confirm("Deploy?", "Go?"))]);
+        let got = received
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a push");
+        assert_eq!(got.request_line, "POST /ntfy/ HTTP/1.1");
+        assert_eq!(got.header("authorization"), None);
+        assert_eq!(got.body["topic"], "inbox");
+        assert_eq!(got.body["message"], TITLES_ONLY_MESSAGE);
+    }
+
+    #[test]
+    fn a_failed_push_is_dropped_not_retried() {
+        let (port, received) = ntfy_server(vec!["500 Internal Server Error", "200 OK", "200 OK"]);
+        let config =
+            NtfyConfig::parse(&format!("http://127.0.0.1:{port}/inbox"), None, false).unwrap();
+        let publisher = NtfyPublisher::start(config, Arc::new(FakeLinks::default())).unwrap();
+        publisher.announce(vec![announced("a", confirm("First", "Go?"))]);
+        let first = received.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(first.body["title"], "First");
+        // Past the quiet window, so the next one goes out on its own, at once.
+        std::thread::sleep(QUIET_WINDOW + Duration::from_millis(100));
+        publisher.announce(vec![announced("b", confirm("Second", "Go?"))]);
+        let second = received.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(second.body["title"], "Second");
+        // And nothing comes back for the first.
+        assert!(received
+            .recv_timeout(QUIET_WINDOW * 3 + Duration::from_millis(500))
+            .is_err());
+    }
+
+    #[test]
+    fn a_failure_is_reported_with_ntfys_reason_and_without_the_topic() {
+        let (port, received) = ntfy_server(vec!["401 Unauthorized"]);
+        let config = NtfyConfig::parse(
+            &format!("http://127.0.0.1:{port}/secret-topic"),
+            Some("tk_wrong".into()),
+            false,
+        )
+        .unwrap();
+        let publisher = Publisher {
+            server: config.server_url(),
+            config,
+            links: Arc::new(FakeLinks::default()),
+            agent: publishing_agent(),
+        };
+        let message = json!({"topic": "secret-topic", "message": "hi"});
+        let error = publisher.publish(&message).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "the ntfy server http://127.0.0.1:{port}/ refused the message: \
+                 HTTP 401: test failure"
+            )
+        );
+        assert!(received.recv_timeout(Duration::from_secs(10)).is_ok());
+
+        // Nobody listening any more: unreachable, said at once.
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let config = NtfyConfig::parse(
+            &format!("http://127.0.0.1:{port}/secret-topic"),
+            None,
+            false,
+        )
+        .unwrap();
+        let publisher = Publisher {
+            server: config.server_url(),
+            config,
+            ..publisher
+        };
+        let error = publisher.publish(&message).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!(
+                "cannot reach the ntfy server http://127.0.0.1:{port}/: "
+            )),
+            "{error}"
+        );
+        assert!(!error.contains("secret-topic"), "{error}");
+    }
+
+    #[test]
+    fn announcing_never_waits_for_a_stuck_server() {
+        // Takes connections and never answers them.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (held_tx, held) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || {
+            while let Ok((stream, _)) = listener.accept() {
+                if held_tx.send(stream).is_err() {
+                    return;
+                }
+            }
+        });
+        let config =
+            NtfyConfig::parse(&format!("http://127.0.0.1:{port}/inbox"), None, false).unwrap();
+        let publisher = NtfyPublisher::start(config, Arc::new(FakeLinks::default())).unwrap();
+        let took = flood(&publisher);
+        // The publisher is stuck on its first push (up to REQUEST_TIMEOUT); the engine's
+        // side filled the queue and dropped the rest without waiting.
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        held.recv_timeout(Duration::from_secs(10))
+            .expect("the publisher connected");
+    }
+}
