@@ -1,19 +1,25 @@
 //! Forged and broken outcome files, through the real binary. The corpus is
-//! tests/data/hostile/outcomes; its manifest, verdicts.json, gives each file its verdict and
-//! why. Anyone who can write `answers/` can drop such a file; none of them may count as an
-//! answer.
+//! tests/data/hostile/outcomes (its README.md says how it is laid out); its manifest,
+//! verdicts.json, gives each file its verdict and why. Anyone who can write `answers/` can
+//! drop such a file; none of them may count as an answer. The askers read the same corpus
+//! (crates/client/tests/corpus.rs, clients/python/tests/test_corpus.py): a check made where
+//! outcomes are written is made where they are read.
 //!
-//! Each case is one request (`Deploy build 7 to staging?`, one yes/no question) whose id is
-//! the file's stem, placed and ingested, then the case's outcome written into `answers/` as a
-//! forger would, with `{{id}}`, `{{sha256}}` (the request file's) and `{{operator}}` (this
-//! account's `operator:<name>`) filled in. Then, for this inbox's database and for a fresh one
-//! (another inbox on the same spool):
-//! - `answered` / `declined`: the request is settled so, and `answer` says it is settled;
+//! Each case is one request (`requests/<name>.json`, `confirm` unless the case names another)
+//! whose id is the file's stem, placed and ingested, then the case's outcome written into
+//! `answers/` as a forger would, with `{{id}}`, `{{sha256}}` (the request file's) and
+//! `{{operator}}` (this account's `operator:<name>`) filled in. Then, for this inbox's database
+//! and for a fresh one (another inbox on the same spool):
+//! - `answered`, `declined`, `defaulted`, `expired`: the request is settled so, and `answer`
+//!   says it is settled;
 //! - `blocked`: the request stays pending and blocked, its reason names the problem, `answer`
 //!   on it exits 6 without touching the file, and nothing shown carries a hidden character
 //!   raw.
+//!
+//! The inbox knows everything a check needs, so `needs` (what an asker must know to refuse a
+//! case) does not change its verdict here; only that it is one of the known words.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
@@ -27,16 +33,30 @@ struct Verdict {
     why: String,
     /// For `blocked`: words the block's reason must contain.
     reason: Option<String>,
+    /// For `blocked`: what a reader must know to refuse it (`outcome` when not given).
+    needs: Option<String>,
+    /// The request the case answers: a file in `requests/`, without `.json`.
+    request: String,
 }
+
+/// Every verdict a case may have: the statuses a genuine outcome settles a request with, or
+/// `blocked`.
+const VERDICTS: [&str; 5] = ["answered", "declined", "defaulted", "expired", "blocked"];
+/// What a reader may need to know to refuse a case (see the corpus' README.md).
+const NEEDS: [&str; 5] = ["outcome", "questions", "dialect", "validity", "owner"];
+/// The request of a case that names none.
+const DEFAULT_REQUEST: &str = "confirm";
 
 fn corpus_dir() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/hostile/outcomes")
 }
 
-fn request(id: &str) -> String {
-    serde_json::json!({"inbox": 1, "id": id, "title": "Deploy build 7 to staging?",
-        "questions": [{"id": "go", "question": "Deploy to staging?", "type": "confirm"}]})
-    .to_string()
+/// The request file `name` for request `id`, as placed.
+fn request(name: &str, id: &str) -> String {
+    let path = corpus_dir().join("requests").join(format!("{name}.json"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+        .replace("{{id}}", id)
 }
 
 fn cases() -> BTreeMap<String, Verdict> {
@@ -50,6 +70,8 @@ fn cases() -> BTreeMap<String, Verdict> {
                 verdict: text(&entry, "verdict").unwrap_or_default(),
                 why: text(&entry, "why").unwrap_or_default(),
                 reason: text(&entry, "reason"),
+                needs: text(&entry, "needs"),
+                request: text(&entry, "request").unwrap_or_else(|| DEFAULT_REQUEST.into()),
             };
             (name, verdict)
         })
@@ -58,7 +80,8 @@ fn cases() -> BTreeMap<String, Verdict> {
     for entry in std::fs::read_dir(corpus_dir()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         assert!(
-            name == "verdicts.json" || cases.contains_key(&name),
+            ["verdicts.json", "README.md", "requests"].contains(&name.as_str())
+                || cases.contains_key(&name),
             "{name} has no verdict in verdicts.json"
         );
     }
@@ -69,10 +92,38 @@ fn cases() -> BTreeMap<String, Verdict> {
         );
         assert!(!case.why.trim().is_empty(), "{name} does not say why");
         assert!(
-            ["answered", "declined", "blocked"].contains(&case.verdict.as_str()),
+            VERDICTS.contains(&case.verdict.as_str()),
             "{name}: unknown verdict {}",
             case.verdict
         );
+        let blocked = case.verdict == "blocked";
+        assert_eq!(
+            case.reason.is_some(),
+            blocked,
+            "{name}: a reason goes with blocked, and only with it"
+        );
+        if let Some(needs) = &case.needs {
+            assert!(blocked, "{name}: needs goes with blocked only");
+            assert!(
+                NEEDS.contains(&needs.as_str()),
+                "{name}: unknown needs {needs}"
+            );
+        }
+        assert!(
+            corpus_dir()
+                .join("requests")
+                .join(format!("{}.json", case.request))
+                .is_file(),
+            "{name}: no request {}",
+            case.request
+        );
+    }
+    // And every request is asked by some case.
+    let asked: BTreeSet<&str> = cases.values().map(|case| case.request.as_str()).collect();
+    for entry in std::fs::read_dir(corpus_dir().join("requests")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        assert!(asked.contains(stem), "requests/{name} is asked by no case");
     }
     cases
 }
@@ -104,15 +155,21 @@ fn no_forged_outcome_counts_as_an_answer() {
         .keys()
         .map(|name| name.trim_end_matches(".json").to_owned())
         .collect();
-    for id in &ids {
-        inbox.place(id, &request(id));
+    for (case, id) in cases.values().zip(&ids) {
+        inbox.place(id, &request(&case.request, id));
     }
     // Ingested before any outcome exists: the outcomes arrive as a forger's would, later.
     let pending = rows(&inbox, None);
     assert_eq!(pending.len(), ids.len());
-    for (name, id) in cases.keys().zip(&ids) {
+    for row in pending.values() {
+        assert_eq!(
+            row["state"], "pending",
+            "settled before any outcome was forged: {row}"
+        );
+    }
+    for ((name, case), id) in cases.iter().zip(&ids) {
         let template = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
-        let sha = inbox_protocol::sha256_hex(request(id).as_bytes());
+        let sha = inbox_protocol::sha256_hex(request(&case.request, id).as_bytes());
         let forged = template
             .replace("{{id}}", id)
             .replace("{{sha256}}", &sha)

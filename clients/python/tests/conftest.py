@@ -16,7 +16,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 import pytest
 
@@ -25,6 +25,9 @@ REPO_DIR = CLIENT_DIR.parent.parent
 
 # The package under test is the working tree's, not whatever may be installed.
 sys.path.insert(0, str(CLIENT_DIR / "src"))
+
+if TYPE_CHECKING:  # pragma: no cover - for type hints only
+    from answer_inbox import Placed
 
 
 def binary_path() -> Path:
@@ -155,3 +158,35 @@ def confirm_request(**fields: Any) -> Dict[str, Any]:
     }
     request.update(fields)
     return request
+
+
+#: The ``request_sha256`` of :func:`outcome_file`.
+OUTCOME_SHA = "ab" * 32
+
+
+def outcome_file(**changes: Any) -> Dict[str, Any]:
+    """The fields of an outcome file as an inbox writes them for a person's answer (``go``:
+    yes) to request ``r``, with ``changes``; a field changed to ``...`` is left out."""
+    written: Dict[str, Any] = {
+        "inbox": 1,
+        "id": "r",
+        "status": "answered",
+        "answers": {"go": True},
+        "custom": [],
+        "defaulted": [],
+        "answered_by": "operator:ann",
+        "answered_at": "2026-12-03T10:42:17Z",
+        "request_sha256": OUTCOME_SHA,
+        "instance": "h/i",
+    }
+    written.update(changes)
+    return {key: value for key, value in written.items() if value is not ...}
+
+
+def write_outcome(placed: "Placed", data: bytes) -> None:
+    """Places an outcome file the way an inbox does: one name, this account's, 0600."""
+    tmp = Path(placed.spool, "tmp", f"{placed.id}.forged")
+    tmp.write_bytes(data)
+    tmp.chmod(0o600)
+    os.link(tmp, placed.outcome_path)
+    tmp.unlink()

@@ -8,11 +8,13 @@ from datetime import datetime, timezone
 from typing import Any, Dict
 
 import pytest
+from conftest import OUTCOME_SHA
+from conftest import outcome_file as file
 
 from answer_inbox import Declined, Expired, Outcome, Problem, Rejected, UntrustedOutcome
 from answer_inbox import parse_outcome, verify_outcome
 
-SHA = "ab" * 32
+SHA = OUTCOME_SHA
 
 
 def outcome(status: str, by: str, **fields: Any) -> Outcome:
@@ -115,23 +117,6 @@ def test_raise_for_status_says_how_a_question_ended() -> None:
         outcome("expired", "policy:rule:x").raise_for_status()
     with pytest.raises(Rejected):
         outcome("rejected", "policy:validation").raise_for_status()
-
-
-def file(**changes: Any) -> Dict[str, Any]:
-    written = {
-        "inbox": 1,
-        "id": "r",
-        "status": "answered",
-        "answers": {"go": True},
-        "custom": [],
-        "defaulted": [],
-        "answered_by": "operator:ann",
-        "answered_at": "2026-12-03T10:42:17Z",
-        "request_sha256": SHA,
-        "instance": "h/i",
-    }
-    written.update(changes)
-    return {key: value for key, value in written.items() if value is not ...}
 
 
 def parsed(value: Any) -> Outcome:

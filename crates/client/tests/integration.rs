@@ -1,3 +1,4 @@
 //! The client's integration tests, as one test binary: each module is one area.
 
 mod ask;
+mod corpus;

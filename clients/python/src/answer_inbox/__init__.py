@@ -11,8 +11,8 @@ goes into ``questions/<id>.json``, the inbox writes exactly one outcome into
   :class:`Rejected`, :class:`Cancelled` or :class:`TimedOut` otherwise.
 - :func:`place`, :func:`wait`, :func:`withdraw`: the steps one by one.
 - Every outcome is checked before it is returned (it names the request, answers the very
-  bytes placed, and says consistently who decided); one that fails is
-  :class:`UntrustedOutcome`, never an answer.
+  bytes placed, says consistently who decided, and gives answers the request's questions
+  allow); one that fails is :class:`UntrustedOutcome`, never an answer.
 
 >>> from answer_inbox import ask, Declined
 >>> try:                                                         # doctest: +SKIP

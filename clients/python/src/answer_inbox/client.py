@@ -261,11 +261,25 @@ def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
         raise UntrustedOutcome(placed.id, error.reason) from error
     if data is not None:
         outcome = parse_outcome(data, placed.id)
-        verify_outcome(outcome, placed.id, placed.sha256)
+        verify_outcome(outcome, placed.id, placed.sha256, _placed_bytes(spool, placed))
         return outcome
     if spool.exists("cancel", placed.id):
         return Cancelled(placed.id, _tombstone_reason(spool, placed.id))
     return None
+
+
+def _placed_bytes(spool: Spool, placed: Placed) -> Optional[bytes]:
+    """The request file as placed, to check the outcome's answers against its questions;
+    ``None`` when it is gone (its asker may remove it) or no longer the bytes placed (the
+    inbox never answers a changed request): then the outcome is checked by its own fields,
+    as the Rust client checks it without the request."""
+    try:
+        data = spool.read("questions", placed.id)
+    except UnreadableFile:
+        return None
+    if data is None or hashlib.sha256(data).hexdigest() != placed.sha256.lower():
+        return None
+    return data
 
 
 def _tombstone_reason(spool: Spool, id: str) -> Optional[str]:

@@ -3,34 +3,41 @@ answer to the request that was placed (docs/PROTOCOL.md, "Outcomes" and "Trustin
 outcome").
 
 Anyone who can write ``answers/`` can put a file there, so an outcome counts only if it
-checks out, as ``inbox-client``'s ``verify_outcome`` checks it: it parses as an outcome of
+checks out, as the protocol crate's ``verify_outcome`` and ``verify_outcome_for`` check it
+(the Rust client with its ``validate`` feature, and the inbox): it parses as an outcome of
 protocol version 1 and names the request; its ``request_sha256`` is the SHA-256 of the
 bytes placed; ``answered_by`` is ``operator:<account>`` or ``policy:<name>``; ``answered``
 and ``declined`` are a person's; a ``declined`` carries a ``reason``; a ``rejected`` comes
 from a policy with ``errors``; a decline or rejection carries no answers; ``decided_by``,
 ``rule`` and ``surface`` agree with ``answered_by``; ``device`` comes with surface ``web``
-only and is one short line.
+only and is one short line. Given the request as placed, in one of the inbox's own shapes,
+also: the answers are ones its questions allow, recorded as an inbox records them; a
+policy's answers are the questions' defaults (or, at expiry, none); autonomous mode settles
+only a request that asked for it; and there is no ``reply`` (see :mod:`.questions`).
 
-What is not checked here: the answers against the request's questions, and ``reply``
-against the answers. That needs the inbox's whole request model; the Rust client does it
-with its ``validate`` feature.
+The cases every reader must agree on are the corpus tests/data/hostile/outcomes in the
+repository, which tests/test_corpus.py runs; the README says where this client differs.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import _json
 from .errors import Declined, Expired, Rejected, UntrustedOutcome
+from .questions import Questions, Unfit, check_answers, fill_defaults, read_questions, same_json
 
 __all__ = [
     "PROTOCOL_VERSION",
     "STATUSES",
     "SURFACES",
+    "TRIGGERS",
+    "DECIDERS",
     "Outcome",
     "Problem",
     "parse_outcome",
@@ -40,20 +47,34 @@ __all__ = [
 #: The protocol version of requests and outcomes.
 PROTOCOL_VERSION = 1
 
+# The words of the outcome schema (schemas/outcome.schema.json, generated from the Rust
+# types; tests/test_schema.py checks that these are the same).
+
 #: Every outcome status.
 STATUSES = ("answered", "defaulted", "declined", "expired", "rejected")
 
-#: The surfaces known today. More may appear; an unknown one means "elsewhere".
+#: Where a decision was made. An outcome naming a surface not listed here is refused, as
+#: the inbox's own reader refuses it.
 SURFACES = ("window", "bubble", "cli", "policy", "web", "push")
+
+#: What set off a policy's decision.
+TRIGGERS = ("autonomous", "expiry", "delay")
+
+#: Who decided: a person or a policy.
+DECIDERS = ("person", "policy")
 
 OPERATOR_PREFIX = "operator:"
 POLICY_PREFIX = "policy:"
+#: ``answered_by`` of what autonomous mode settles.
+BY_AUTONOMOUS = "policy:autonomous"
 
-_DECIDERS = ("person", "policy")
-_TRIGGERS = ("autonomous", "expiry", "delay")
-
-#: The longest device name (surface ``web``), in characters.
+#: The longest device name (surface ``web``), in characters (``MAX_DEVICE_NAME_CHARS`` in
+#: the Rust protocol crate's limits.rs).
 MAX_DEVICE_NAME_CHARS = 40
+
+#: The largest ``inbox`` (a 32-bit unsigned integer) and ``decision_ms`` (64 bits).
+_U32_MAX = 2**32 - 1
+_U64_MAX = 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -147,8 +168,7 @@ def parse_outcome(data: bytes, id: str) -> Outcome:
     not such an outcome.
     """
     try:
-        text = data.decode("utf-8")
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+        value = _json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         raise UntrustedOutcome(id, f"not a valid outcome: {error}") from error
     try:
@@ -160,14 +180,35 @@ def parse_outcome(data: bytes, id: str) -> Outcome:
     return outcome
 
 
-def verify_outcome(outcome: Outcome, id: str, request_sha256: Optional[str]) -> None:
+def verify_outcome(
+    outcome: Outcome,
+    id: str,
+    request_sha256: Optional[str],
+    request: Optional[bytes] = None,
+) -> None:
     """Whether ``outcome`` may be trusted as the answer to request ``id`` placed as bytes
     whose SHA-256 is ``request_sha256`` (``None`` when the caller does not know them).
 
-    The same checks as ``inbox_protocol::verify_outcome``, with the same messages. Raises
-    :class:`~answer_inbox.UntrustedOutcome` saying what is wrong.
+    The same checks as ``inbox_protocol::verify_outcome``, with the same messages. Given
+    ``request``, the bytes of the request file as placed (whose SHA-256 is
+    ``request_sha256``, when that is given too), also the checks of
+    ``inbox_protocol::verify_outcome_for`` that need the request's questions, when the
+    request is in one of the inbox's own shapes (see :mod:`answer_inbox.questions`).
+
+    Raises :class:`~answer_inbox.UntrustedOutcome` saying what is wrong, and
+    ``ValueError`` when ``request`` and ``request_sha256`` are of different files.
     """
+    if request is not None:
+        placed = hashlib.sha256(request).hexdigest()
+        if request_sha256 is None:
+            request_sha256 = placed
+        elif placed != request_sha256.lower():
+            raise ValueError("request is not the file whose SHA-256 is request_sha256")
     reason = _verify(outcome, id, request_sha256)
+    if reason is None and request is not None:
+        questions = read_questions(request)
+        if questions is not None:
+            reason = _verify_answers(outcome, questions)
     if reason is not None:
         raise UntrustedOutcome(id, reason)
 
@@ -204,6 +245,34 @@ def _verify(outcome: Outcome, id: str, request_sha256: Optional[str]) -> Optiona
     # An expiry may carry the defaults it could fill; a decline or rejection answers nothing.
     if status in ("declined", "rejected") and outcome.answers:
         return f"it is {status} yet carries answers"
+    return None
+
+
+def _verify_answers(outcome: Outcome, request: Questions) -> Optional[str]:
+    """The checks against the request's questions, in the order and words of
+    ``verify_outcome_for``. A rejection is taken at its word: whether the request is valid
+    is the inbox's to say (see the README)."""
+    if outcome.status in ("answered", "defaulted"):
+        try:
+            recorded = check_answers(request, outcome.answers)
+        except Unfit as problem:
+            return f"its answers do not fit the request's questions: {problem}"
+        if not same_json(recorded, outcome.answers):
+            return "its answers are not what the request's questions allow"
+    # A policy decides nothing of its own: it can only stand in the request's defaults (or,
+    # when time ran out, give no answers at all), and autonomous mode only for a request
+    # that asked for it.
+    by = outcome.answered_by
+    if by.startswith(POLICY_PREFIX) and outcome.status != "rejected":
+        none_given = outcome.status == "expired" and not outcome.answers
+        if not none_given and not same_json(outcome.answers, fill_defaults(request)):
+            return f"{_one_line(by)} answered with something other than the request's defaults"
+        autonomous = by == BY_AUTONOMOUS or outcome.trigger == "autonomous"
+        if autonomous and request.mode != "autonomous":
+            return "autonomous mode settled a request that did not ask for it"
+    # The inbox's own shapes have no reply: the outcome is the answer.
+    if outcome.reply is not None:
+        return "its reply does not match its answers"
     return None
 
 
@@ -276,26 +345,12 @@ class _Invalid(Exception):
     """A field of the outcome file is missing or of the wrong type."""
 
 
-def _no_duplicate_keys(pairs: List[Any]) -> Dict[str, Any]:
-    # Readers disagree on which of two values counts; an outcome is never read by guessing.
-    result: Dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f'the key "{_one_line(key)}" is given twice in one object')
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _outcome_from(value: Any) -> Outcome:
     if not isinstance(value, dict):
         raise _Invalid("it is not a JSON object")
     fields = _Fields(value)
     outcome = Outcome(
-        inbox=fields.integer("inbox", required=True),
+        inbox=fields.integer("inbox", _U32_MAX, required=True),
         id=fields.text("id", required=True),
         status=fields.choice("status", STATUSES, required=True),
         answers=fields.mapping("answers"),
@@ -306,12 +361,12 @@ def _outcome_from(value: Any) -> Outcome:
         errors=fields.problems("errors"),
         answered_by=fields.text("answered_by", required=True),
         answered_at=fields.timestamp("answered_at"),
-        decided_by=fields.choice("decided_by", _DECIDERS),
+        decided_by=fields.choice("decided_by", DECIDERS),
         rule=fields.text("rule"),
-        trigger=fields.choice("trigger", _TRIGGERS),
-        surface=fields.text("surface"),
+        trigger=fields.choice("trigger", TRIGGERS),
+        surface=fields.choice("surface", SURFACES),
         device=fields.text("device"),
-        decision_ms=fields.integer("decision_ms"),
+        decision_ms=fields.integer("decision_ms", _U64_MAX),
         request_sha256=fields.text("request_sha256"),
         instance=fields.text("instance", required=True),
         reply=value.get("reply"),
@@ -344,12 +399,12 @@ class _Fields:
             raise _Invalid(f"`{name}` must be a string")
         return found
 
-    def integer(self, name: str, required: bool = False) -> Any:
+    def integer(self, name: str, maximum: int, required: bool = False) -> Any:
         found = self._get(name, required)
         if found is None:
             return None
-        if isinstance(found, bool) or not isinstance(found, int) or found < 0:
-            raise _Invalid(f"`{name}` must be a non-negative integer")
+        if isinstance(found, bool) or not isinstance(found, int) or not 0 <= found <= maximum:
+            raise _Invalid(f"`{name}` must be an integer from 0 to {maximum}")
         return found
 
     def choice(self, name: str, allowed: Tuple[str, ...], required: bool = False) -> Any:
@@ -406,7 +461,7 @@ class _Fields:
 
 
 _RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})",
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})",
     re.ASCII,
 )
 
@@ -425,7 +480,7 @@ def _parse_rfc3339(text: str) -> Optional[datetime]:
         offset = timedelta(0)
     else:
         sign = -1 if zone[0] == "-" else 1
-        offset = sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+        offset = sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[-2:]))
     try:
         local = datetime(year, month, day, hour, minute, min(second, 59), micros, timezone(offset))
     except ValueError:

@@ -1,0 +1,100 @@
+"""The hostile outcome corpus (tests/data/hostile/outcomes in the repository; its README.md
+says how it is laid out), read by this client. The inbox's black-box test and the Rust
+client's tests run the same cases: a check made where outcomes are written is made where
+they are read.
+
+Each case's request is placed with :func:`answer_inbox.place`, the case's outcome written
+into ``answers/`` as a forger would, and one look (:func:`answer_inbox.wait` with no time
+to wait) must give the case's verdict: a genuine outcome comes back with its status (or
+as the error that status raises), a ``blocked`` one is :class:`UntrustedOutcome` naming
+the problem. Unless refusing it needs what this client does not know (the case's
+``needs``; the README says why): then the file is taken as the status it claims, and this
+test says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pwd
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+import pytest
+from conftest import REPO_DIR, write_outcome
+
+import answer_inbox
+from answer_inbox import Declined, Expired, Placed, Rejected, UntrustedOutcome
+
+CORPUS = REPO_DIR / "tests" / "data" / "hostile" / "outcomes"
+
+#: What a reader may need to know to refuse a case, and what this client knows: the
+#: outcome file with the request's id and version, and the questions of a request in the
+#: inbox's own shapes. Not another system's dialect, not whether a request is valid, not
+#: who owns the file.
+NEEDS = ("outcome", "questions", "dialect", "validity", "owner")
+KNOWS = ("outcome", "questions")
+
+OPERATOR = f"operator:{pwd.getpwuid(os.geteuid()).pw_name}"
+
+
+def manifest() -> Dict[str, Dict[str, Any]]:
+    cases: Dict[str, Dict[str, Any]] = json.loads((CORPUS / "verdicts.json").read_text())
+    return cases
+
+
+def case_files(name: str) -> Tuple[bytes, bytes]:
+    """The request as placed and the outcome as written, for request id ``<case>``."""
+    entry = manifest()[name]
+    id = name[: -len(".json")]
+    request = (CORPUS / "requests" / f"{entry.get('request', 'confirm')}.json").read_text()
+    request = request.replace("{{id}}", id)
+    sha = hashlib.sha256(request.encode()).hexdigest()
+    outcome = (CORPUS / name).read_text()
+    outcome = outcome.replace("{{id}}", id).replace("{{sha256}}", sha)
+    outcome = outcome.replace("{{operator}}", OPERATOR)
+    return request.encode(), outcome.encode()
+
+
+def look(placed: Placed) -> Tuple[Optional[str], Optional[str]]:
+    """What one look at the files gives: the status taken (``None`` if the file is
+    refused) and the reason of a refusal."""
+    try:
+        return answer_inbox.wait(placed, timeout=0).status, None
+    except Declined:
+        return "declined", None
+    except Expired:
+        return "expired", None
+    except Rejected:
+        return "rejected", None
+    except UntrustedOutcome as refusal:
+        return None, refusal.reason
+
+
+def test_the_corpus_is_there_and_says_what_each_case_needs() -> None:
+    cases = manifest()
+    assert len(cases) >= 19, sorted(cases)
+    for name, entry in cases.items():
+        assert (CORPUS / name).is_file(), name
+        assert entry.get("needs", "outcome") in NEEDS, name
+        assert (CORPUS / "requests" / f"{entry.get('request', 'confirm')}.json").is_file(), name
+
+
+@pytest.mark.parametrize("name", sorted(manifest()))
+def test_the_client_gives_the_case_its_verdict(tmp_path: Path, name: str) -> None:
+    entry = manifest()[name]
+    request, outcome = case_files(name)
+    placed = answer_inbox.place(request, tmp_path / "spool")
+    write_outcome(placed, outcome)
+
+    status, refusal = look(placed)
+    if entry["verdict"] != "blocked":
+        assert (status, refusal) == (entry["verdict"], None), entry["why"]
+    elif entry.get("needs", "outcome") in KNOWS:
+        assert refusal is not None, f"{entry['why']}: taken as {status}"
+        assert entry["reason"] in refusal, refusal
+    else:
+        # Refusing it needs what this client does not know (README.md): it is taken as
+        # the status it claims.
+        assert (status, refusal) == (json.loads(outcome)["status"], None), entry["why"]

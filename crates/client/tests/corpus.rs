@@ -1,0 +1,199 @@
+//! The hostile outcome corpus (tests/data/hostile/outcomes; its README.md says how it is laid
+//! out), read by this client. The inbox's black-box test and the Python client's tests run
+//! the same cases: a check made where outcomes are written is made where they are read.
+//!
+//! Each case's request is placed with the client, the case's outcome written into
+//! `answers/` as a forger would, and one look at the files (`wait` with no time to wait) must
+//! give the case's verdict: a genuine outcome comes back with its status, a `blocked` one is
+//! `AskError::BadOutcome` naming the problem. Unless refusing it needs what this client does
+//! not know (the case's `needs`): the request's questions, its dialect and whether it is
+//! valid only with the `validate` feature, who owns the file never. Such a file is taken as
+//! the status it claims, and this test says so.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use inbox_client::{AskError, AskOptions, Asker, Reply};
+use inbox_protocol::shape::{detect_shape, Shape};
+use inbox_protocol::{verify_outcome, Outcome};
+use serde_json::Value;
+
+struct Case {
+    /// The outcome template's file name.
+    name: String,
+    verdict: String,
+    /// For `blocked`: words the refusal must contain.
+    reason: Option<String>,
+    /// For `blocked`: what a reader must know to refuse it.
+    needs: String,
+    /// The request it answers, as placed.
+    request: String,
+    /// The outcome file, as written.
+    outcome: String,
+}
+
+impl Case {
+    fn id(&self) -> &str {
+        self.name.trim_end_matches(".json")
+    }
+
+    fn blocked(&self) -> bool {
+        self.verdict == "blocked"
+    }
+
+    /// The status the file claims (for a case this client cannot refuse).
+    fn claimed_status(&self) -> String {
+        let value: Value = serde_json::from_str(&self.outcome)
+            .unwrap_or_else(|error| panic!("{}: {error}", self.name));
+        value["status"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/hostile/outcomes")
+}
+
+fn operator() -> String {
+    format!("operator:{}", inbox_spool::current_account())
+}
+
+/// Every case, its templates filled in for request id `<case>`.
+fn cases() -> Vec<Case> {
+    let dir = corpus_dir();
+    let manifest: BTreeMap<String, Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("verdicts.json")).unwrap()).unwrap();
+    let cases: Vec<Case> = manifest
+        .into_iter()
+        .map(|(name, entry)| {
+            let text = |key: &str| entry[key].as_str().map(str::to_owned);
+            let id = name.trim_end_matches(".json").to_owned();
+            let request_name = text("request").unwrap_or_else(|| "confirm".into());
+            let request =
+                std::fs::read_to_string(dir.join("requests").join(format!("{request_name}.json")))
+                    .unwrap()
+                    .replace("{{id}}", &id);
+            let outcome = std::fs::read_to_string(dir.join(&name))
+                .unwrap()
+                .replace("{{id}}", &id)
+                .replace(
+                    "{{sha256}}",
+                    &inbox_protocol::sha256_hex(request.as_bytes()),
+                )
+                .replace("{{operator}}", &operator());
+            Case {
+                verdict: text("verdict").unwrap(),
+                reason: text("reason"),
+                needs: text("needs").unwrap_or_else(|| "outcome".into()),
+                request,
+                outcome,
+                name,
+            }
+        })
+        .collect();
+    assert!(cases.len() >= 19, "the corpus has {} cases", cases.len());
+    cases
+}
+
+/// Whether this client knows what refusing a case needs.
+fn knows(needs: &str) -> bool {
+    match needs {
+        "outcome" => true,
+        "questions" | "dialect" | "validity" => cfg!(feature = "validate"),
+        "owner" => false,
+        other => panic!("unknown needs {other}"),
+    }
+}
+
+#[test]
+fn the_client_gives_every_case_its_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let asker = Asker::open(dir.path()).unwrap();
+    let cases = cases();
+    for case in &cases {
+        asker.place(case.request.as_str(), None).unwrap();
+        asker
+            .spool()
+            .write_outcome(case.id(), case.outcome.as_bytes())
+            .unwrap();
+    }
+    let look = AskOptions::default().with_timeout(Duration::ZERO);
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let got = asker.wait(case.id(), &look);
+        let refuses = case.blocked() && knows(&case.needs);
+        let verdict = match &got {
+            Ok(Reply::Settled(outcome)) if !refuses => {
+                let expected = if case.blocked() {
+                    case.claimed_status()
+                } else {
+                    case.verdict.clone()
+                };
+                (outcome.status.as_str() == expected).then_some(())
+            }
+            Err(AskError::BadOutcome { reason, .. }) if refuses => {
+                let words = case.reason.as_deref().unwrap_or_default();
+                reason.contains(words).then_some(())
+            }
+            _ => None,
+        };
+        if verdict.is_none() {
+            wrong.push(format!(
+                "{} ({}, needs {}): {got:?}",
+                case.name, case.verdict, case.needs
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
+}
+
+/// `needs` is exact: a case marked `outcome` is refused by the checks that need nothing but
+/// the file (`verify_outcome`, what this client runs without `validate`), and only those
+/// cases are; `dialect` is for requests in another system's dialect, `questions` for the
+/// inbox's own shapes; with `validate`, `verify_outcome_for` refuses every case but those
+/// that need the file's owner.
+#[test]
+fn what_each_case_needs_is_what_refuses_it() {
+    for case in cases() {
+        let name = &case.name;
+        let parsed = Outcome::from_file_bytes(case.outcome.as_bytes());
+        let sha = inbox_protocol::sha256_hex(case.request.as_bytes());
+        let by_file = parsed
+            .as_ref()
+            .map_err(String::clone)
+            .and_then(|outcome| verify_outcome(outcome, case.id(), Some(&sha)));
+        assert_eq!(
+            by_file.is_err(),
+            case.blocked() && case.needs == "outcome",
+            "{name}: {by_file:?}"
+        );
+        let request: Value = serde_json::from_str(&case.request).unwrap();
+        let own = matches!(
+            detect_shape(&request),
+            Ok(Shape::Envelope | Shape::Interactive | Shape::Questions)
+        );
+        match case.needs.as_str() {
+            "questions" => assert!(own, "{name}: its request is in another dialect"),
+            "dialect" => assert!(!own, "{name}: its request is in the inbox's own shape"),
+            "validity" => assert_eq!(
+                parsed.as_ref().map(|o| o.status.as_str()),
+                Ok("rejected"),
+                "{name}: only a rejection needs to know the request is valid"
+            ),
+            _ => {}
+        }
+        #[cfg(feature = "validate")]
+        {
+            let request = inbox_protocol::parse_request(case.request.as_bytes(), Some(case.id()))
+                .unwrap_or_else(|problems| panic!("{name}: the request is invalid: {problems:?}"));
+            let verified = parsed.and_then(|outcome| {
+                inbox_protocol::verify_outcome_for(&outcome, &request).map(|()| outcome)
+            });
+            assert_eq!(
+                verified.is_err(),
+                case.blocked() && case.needs != "owner",
+                "{name}: {verified:?}"
+            );
+        }
+    }
+}
