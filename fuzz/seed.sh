@@ -9,6 +9,8 @@ mkdir -p "$fuzz/corpus/request" "$fuzz/corpus/outcome"
 for file in "$root"/tests/data/*.json "$root"/tests/data/hostile/* \
     "$root"/crates/engine/demo/*.json "$root"/crates/protocol/tests/data/requests/*.json; do
     case $file in *.out.json | */verdicts.json) continue ;; esac
+    # The hostile corpus's outcomes/ is a folder of outcome cases, not a request.
+    [ -f "$file" ] || continue
     cp "$file" "$fuzz/corpus/request/$(basename "$(dirname "$file")")-$(basename "$file")"
 done
 cp "$fuzz"/seeds/outcome/*.json "$fuzz/corpus/outcome/"

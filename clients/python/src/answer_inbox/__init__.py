@@ -26,27 +26,31 @@ goes into ``questions/<id>.json``, the inbox writes exactly one outcome into
 True
 """
 
-from .client import DEFAULT_POLL_INTERVAL, CancelToken, Placed, ask, place, wait, withdraw
+from .client import DEFAULT_POLL_INTERVAL, CancelToken, Placed, TimedOut, ask, place, wait, withdraw
 from .errors import (
     AnswerInboxError,
     Cancelled,
-    Declined,
-    Expired,
     InvalidRequest,
     NoSpool,
     NotAnswered,
     NotASpool,
     RequestExists,
-    Rejected,
-    SettledByPolicy,
     SpoolError,
-    TimedOut,
     UnsafeSpool,
     UntrustedOutcome,
 )
 from .ids import is_valid_id, new_id
 from .locations import SPOOL_ENV, default_spool_dir
-from .outcome import Outcome, Problem, parse_outcome, verify_outcome
+from .outcome import (
+    Declined,
+    Expired,
+    Outcome,
+    Problem,
+    Rejected,
+    SettledByPolicy,
+    parse_outcome,
+    verify_outcome,
+)
 from .request import Prepared, prepare
 
 __version__ = "0.1.0"

@@ -15,16 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .errors import (
-    Cancelled,
-    RequestExists,
-    SettledByPolicy,
-    SpoolError,
-    TimedOut,
-    UntrustedOutcome,
-)
+from .errors import Cancelled, NotAnswered, RequestExists, SpoolError, UntrustedOutcome
 from .locations import PathArg, resolve_spool_dir
-from .outcome import Outcome, parse_outcome, verify_outcome
+from .outcome import Outcome, SettledByPolicy, parse_outcome, verify_outcome
 from .request import Prepared, RequestBody, prepare
 from .spool import Spool, UnreadableFile
 
@@ -72,6 +65,19 @@ class Placed:
     def tombstone_path(self) -> str:
         """``cancel/<id>``: where a withdrawal is placed."""
         return os.path.join(self.spool, "cancel", self.id)
+
+
+class TimedOut(NotAnswered):
+    """The wait's timeout passed first. The request stays pending: wait again with
+    ``placed``, or withdraw it."""
+
+    def __init__(self, placed: Placed, timeout: float) -> None:
+        self.placed = placed
+        self.id = placed.id
+        self.timeout = timeout
+        super().__init__(
+            f'no outcome for request "{placed.id}" within {timeout:g} s; it is still pending'
+        )
 
 
 class CancelToken:

@@ -1,18 +1,21 @@
-"""Every error the client raises, one class per way a question can end without an answer
-or fail to be asked.
+"""The client's errors, one class per way a question can end without an answer or fail to
+be asked.
 
 All derive from :class:`AnswerInboxError`. The ones that mean "the request is settled or
 withdrawn, but there is no answer to go on with" also derive from :class:`NotAnswered`, so
 a pipeline that only cares whether it may proceed catches that one class.
+
+The errors that carry an outcome (:class:`~answer_inbox.Declined`,
+:class:`~answer_inbox.Expired`, :class:`~answer_inbox.Rejected`,
+:class:`~answer_inbox.SettledByPolicy`) live beside :class:`~answer_inbox.Outcome` in
+``outcome.py``, and :class:`~answer_inbox.TimedOut`, which carries what was placed, beside
+:class:`~answer_inbox.Placed` in ``client.py``: this module imports none of the others, so
+no two modules import each other. Import every error from the package itself.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional
-
-if TYPE_CHECKING:  # pragma: no cover - imports for type hints only
-    from .client import Placed
-    from .outcome import Outcome, Problem
+from typing import Optional
 
 __all__ = [
     "AnswerInboxError",
@@ -23,12 +26,7 @@ __all__ = [
     "InvalidRequest",
     "RequestExists",
     "NotAnswered",
-    "Declined",
-    "Expired",
-    "Rejected",
     "Cancelled",
-    "TimedOut",
-    "SettledByPolicy",
     "UntrustedOutcome",
 ]
 
@@ -113,42 +111,6 @@ class NotAnswered(AnswerInboxError):
     subclasses say how."""
 
 
-class Declined(NotAnswered):
-    """The operator refused the request; ``reason`` says why. Do not go on.
-
-    ``outcome`` is the (checked) outcome; for a request in another system's dialect its
-    ``reply`` is what that system expects for a refusal (e.g. a LangGraph ``ignore``).
-    """
-
-    def __init__(self, reason: str, outcome: "Outcome") -> None:
-        self.reason = reason
-        self.outcome = outcome
-        super().__init__(f'request "{outcome.id}" was declined by {outcome.answered_by}: {reason}')
-
-
-class Expired(NotAnswered):
-    """Time ran out and the defaults could not answer every required question. Not a
-    refusal, but not a yes either. ``outcome.answers`` holds the defaults that could be
-    filled, if any."""
-
-    def __init__(self, outcome: "Outcome") -> None:
-        self.outcome = outcome
-        self.reason: Optional[str] = outcome.reason
-        detail = f": {outcome.reason}" if outcome.reason else ""
-        super().__init__(f'request "{outcome.id}" expired{detail}')
-
-
-class Rejected(NotAnswered):
-    """The inbox found the request invalid; ``errors`` lists every problem, each with a
-    JSON pointer into the request and a sentence."""
-
-    def __init__(self, errors: "List[Problem]", outcome: "Outcome") -> None:
-        self.errors = errors
-        self.outcome = outcome
-        lines = "".join(f"\n  {problem}" for problem in errors)
-        super().__init__(f'request "{outcome.id}" was rejected as invalid:{lines}')
-
-
 class Cancelled(NotAnswered):
     """The request was withdrawn with a tombstone (``cancel/<id>``): by this process
     (:func:`answer_inbox.withdraw`, a :class:`~answer_inbox.CancelToken`) or by anyone else
@@ -159,32 +121,6 @@ class Cancelled(NotAnswered):
         self.reason = reason
         detail = f": {reason}" if reason else ""
         super().__init__(f'request "{id}" was withdrawn by its asker{detail}')
-
-
-class TimedOut(NotAnswered):
-    """The wait's timeout passed first. The request stays pending: wait again with
-    ``placed``, or withdraw it."""
-
-    def __init__(self, placed: "Placed", timeout: float) -> None:
-        self.placed = placed
-        self.id = placed.id
-        self.timeout = timeout
-        super().__init__(
-            f'no outcome for request "{placed.id}" within {timeout:g} s; it is still pending'
-        )
-
-
-class SettledByPolicy(NotAnswered):
-    """A person's decision was required (``require_person=True``) but a policy
-    (autonomous mode, expiry) settled the request with its defaults. ``outcome`` is here
-    to inspect; its answers are the defaults, not anyone's decision."""
-
-    def __init__(self, outcome: "Outcome") -> None:
-        self.outcome = outcome
-        super().__init__(
-            f'request "{outcome.id}" was {outcome.status} by {outcome.answered_by}, not by a '
-            "person, and a person's answer was required"
-        )
 
 
 # --- An outcome that is not one -------------------------------------------------------

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import _json
-from .errors import Declined, Expired, Rejected, UntrustedOutcome
+from .errors import NotAnswered, UntrustedOutcome
 from .questions import Questions, Unfit, check_answers, fill_defaults, read_questions, same_json
 
 __all__ = [
@@ -157,6 +157,59 @@ class Outcome:
         if self.status == "rejected":
             raise Rejected(list(self.errors or []), self)
         return self
+
+
+
+# --- The outcomes that are no answer to go on with -------------------------------------
+
+
+class Declined(NotAnswered):
+    """The operator refused the request; ``reason`` says why. Do not go on.
+
+    ``outcome`` is the (checked) outcome; for a request in another system's dialect its
+    ``reply`` is what that system expects for a refusal (e.g. a LangGraph ``ignore``).
+    """
+
+    def __init__(self, reason: str, outcome: Outcome) -> None:
+        self.reason = reason
+        self.outcome = outcome
+        super().__init__(f'request "{outcome.id}" was declined by {outcome.answered_by}: {reason}')
+
+
+class Expired(NotAnswered):
+    """Time ran out and the defaults could not answer every required question. Not a
+    refusal, but not a yes either. ``outcome.answers`` holds the defaults that could be
+    filled, if any."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.reason: Optional[str] = outcome.reason
+        detail = f": {outcome.reason}" if outcome.reason else ""
+        super().__init__(f'request "{outcome.id}" expired{detail}')
+
+
+class Rejected(NotAnswered):
+    """The inbox found the request invalid; ``errors`` lists every problem, each with a
+    JSON pointer into the request and a sentence."""
+
+    def __init__(self, errors: List[Problem], outcome: Outcome) -> None:
+        self.errors = errors
+        self.outcome = outcome
+        lines = "".join(f"\n  {problem}" for problem in errors)
+        super().__init__(f'request "{outcome.id}" was rejected as invalid:{lines}')
+
+
+class SettledByPolicy(NotAnswered):
+    """A person's decision was required (``require_person=True``) but a policy
+    (autonomous mode, expiry) settled the request with its defaults. ``outcome`` is here
+    to inspect; its answers are the defaults, not anyone's decision."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        super().__init__(
+            f'request "{outcome.id}" was {outcome.status} by {outcome.answered_by}, not by a '
+            "person, and a person's answer was required"
+        )
 
 
 def parse_outcome(data: bytes, id: str) -> Outcome:
