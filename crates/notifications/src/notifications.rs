@@ -300,34 +300,15 @@ fn chosen(action: &str, open: Option<String>, offer: Option<&Offer>) -> Option<C
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{announced, confirm};
     use inbox_engine::notifier::OfferedAnswer;
-    use inbox_engine::{RequestSummary, State};
 
+    /// A request as announced without the request itself (as the engine hands over one it
+    /// could not read).
     fn announcement(id: &str) -> Announcement {
-        Announcement {
-            summary: RequestSummary {
-                id: id.into(),
-                state: State::Pending,
-                title: "Deploy?".into(),
-                source: Default::default(),
-                priority: inbox_protocol::Priority::Normal,
-                mode: inbox_protocol::Mode::Interactive,
-                question_count: 1,
-                placed_at: chrono::Utc::now(),
-                deadline: None,
-                settled_at: None,
-                answered_by: None,
-                unwritten: None,
-                blocked: None,
-                placed_by: None,
-                judgement: None,
-                snoozed_until: None,
-            },
-            request: None,
-            loudness: inbox_engine::inbox_policy::Loudness::Normal,
-            buttons: true,
-            escalation: None,
-        }
+        let mut announcement = announced(id, confirm("Deploy?", "Go?"));
+        announcement.request = None;
+        announcement
     }
 
     #[test]
