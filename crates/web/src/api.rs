@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 use crate::devices::{Authenticated, DeviceError};
 use crate::errors::{HttpError, WebErrorCode};
 use crate::guard::{same_origin, secrets_equal};
-use crate::server::Shared;
+use crate::state::Shared;
 
 /// The cookie that carries a device's token.
 pub const COOKIE_NAME: &str = "inbox_device";

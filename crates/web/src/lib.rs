@@ -31,6 +31,7 @@ pub mod guard;
 pub mod qr;
 pub mod remote;
 pub mod server;
+mod state;
 pub mod tls;
 pub mod views;
 

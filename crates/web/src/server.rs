@@ -14,13 +14,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::Utc;
-use inbox_app::Inbox;
 use url::Url;
 
 use crate::devices::{DeviceError, DeviceStore, PendingAction};
 use crate::errors::HttpError;
 use crate::events::EventFeed;
 use crate::guard::{Failures, Hosts};
+pub use crate::state::InboxSource;
+use crate::state::Shared;
 use crate::tls::Certificate;
 use crate::{api, assets};
 
@@ -34,10 +35,6 @@ pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
 /// The largest request body the API reads (answers are checked against the protocol's own
 /// limits after).
 const BODY_LIMIT: usize = 1024 * 1024;
-
-/// The inbox the server answers for, looked up per request: the desktop app may swap it
-/// for another spool's while the server runs.
-pub type InboxSource = Arc<dyn Fn() -> Arc<Inbox> + Send + Sync>;
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -71,27 +68,6 @@ pub enum ServeError {
     Start(String),
     #[error("{0}")]
     Devices(#[from] DeviceError),
-}
-
-/// What every handler shares.
-pub(crate) struct Shared {
-    pub inbox: InboxSource,
-    pub devices: Arc<DeviceStore>,
-    pub feed: EventFeed,
-    pub hosts: Hosts,
-    pub tls: bool,
-    pub public_origin: Option<String>,
-    pub failures: Failures,
-}
-
-impl Shared {
-    pub fn scheme(&self) -> &'static str {
-        if self.tls {
-            "https"
-        } else {
-            "http"
-        }
-    }
 }
 
 /// A running server; dropping it stops it.
