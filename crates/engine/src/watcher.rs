@@ -1,16 +1,29 @@
 //! The engine's loop: file-system events as hints, full scans as the guarantee.
 //!
-//! `notify` events only say "look here"; they can be lost (queue overflow, network
-//! filesystems, a watcher error). So the loop also scans everything at start-up, after an
-//! overflow or rescan event, after any watcher error, and every [`RESCAN_EVERY`]. Files are
-//! handled as soon as their event arrives: askers rename complete files into place, so there
-//! is nothing to debounce.
+//! Events only say "look here"; they can be lost (queue overflow, network filesystems, a
+//! watcher error). So the loop also scans everything at start-up, after an overflow or
+//! rescan hint, after any watcher error, and every [`RESCAN_EVERY`]. Files are handled as
+//! soon as their event arrives: askers rename complete files into place, so there is nothing
+//! to debounce.
+//!
+//! On Linux the spool is watched with inotify directly ([`watch_spool`]), for the changes
+//! the engine acts on only. `notify`'s inotify backend always adds `IN_OPEN` (and
+//! `IN_MODIFY`, `IN_ATTRIB`) to its mask, so every request the engine itself opened queued an
+//! event and woke the watcher thread, which then dropped it: about a tenth of the engine's
+//! time in a burst (docs/BENCHMARKS.md, issue 11). `--poll` keeps `notify`'s `PollWatcher`.
 
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use chrono::Utc;
 use crossbeam_channel::{select, Receiver, Sender};
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::command::Command;
@@ -51,14 +64,103 @@ pub enum Hint {
     Rescan(String),
 }
 
+/// The changes in a spool directory the engine acts on: a file placed (renamed in, linked,
+/// or created and closed after writing), or taken away (deleted, renamed out); and the
+/// directory itself deleted or moved away from its path. Not
+/// `IN_OPEN`, `IN_CLOSE_NOWRITE`, `IN_MODIFY` or `IN_ATTRIB`: the engine's own reads would
+/// raise the first two for every request, and a file is only complete when it is closed or
+/// renamed into place. The kernel adds `IN_Q_OVERFLOW`, `IN_IGNORED` and `IN_UNMOUNT` to
+/// every watch.
+pub const INOTIFY_MASK: WatchMask = WatchMask::CREATE
+    .union(WatchMask::MOVED_TO)
+    .union(WatchMask::CLOSE_WRITE)
+    .union(WatchMask::DELETE)
+    .union(WatchMask::MOVED_FROM)
+    .union(WatchMask::DELETE_SELF)
+    .union(WatchMask::MOVE_SELF);
+
+/// Room for a few hundred events per `read`: a burst is taken in few reads and sent to the
+/// loop as few hints.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// The pause after a failed `read` of the inotify descriptor before the next, so that a
+/// lasting failure does not spin.
+const READ_ERROR_PAUSE: Duration = Duration::from_millis(200);
+
+/// The reason given for a rescan when the kernel's event queue overflowed. The overflow
+/// harness (crates/harness/src/overflow.rs) looks for these words.
+pub const OVERFLOW_REASON: &str =
+    "the watcher asked for a rescan (the kernel's inotify queue overflowed)";
+
+/// Whether a watcher delivers an event for every change it watches for, or else reports the
+/// loss as a [`Hint::Rescan`]. True while every inotify watch on the spool holds; false for
+/// the poll watcher, and from the moment a watch ends without being asked to (its
+/// directory deleted, moved or unmounted) or a read fails. The engine may rely on it to skip
+/// work that only a missed event would need.
+#[derive(Debug, Clone, Default)]
+pub struct Completeness(Arc<AtomicBool>);
+
+impl Completeness {
+    fn new(complete: bool) -> Completeness {
+        Completeness(Arc::new(AtomicBool::new(complete)))
+    }
+
+    pub fn holds(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    fn lost(&self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// The spool's watch, by inotify or by polling; dropping it stops watching.
+pub struct SpoolWatcher {
+    _poll: Option<notify::PollWatcher>,
+    _inotify: Option<InotifyWatch>,
+    completeness: Completeness,
+}
+
+impl SpoolWatcher {
+    /// Whether every change is delivered or its loss reported ([`Completeness`]).
+    pub fn completeness(&self) -> Completeness {
+        self.completeness.clone()
+    }
+}
+
 /// Watches the spool's three directories, sending hints to `hints`. Keep the returned
 /// watcher alive for as long as hints are wanted.
 pub fn watch_spool(
     spool: &Spool,
     options: &WatchOptions,
     hints: Sender<Hint>,
-) -> Result<Box<dyn Watcher + Send>, EngineError> {
-    let handler = move |result: notify::Result<notify::Event>| {
+) -> Result<SpoolWatcher, EngineError> {
+    let dirs = [Area::Questions, Area::Answers, Area::Cancel].map(|area| spool.dir(area));
+    if options.poll {
+        let config = notify::Config::default().with_poll_interval(options.poll_interval);
+        let mut watcher = notify::PollWatcher::new(poll_handler(hints), config)?;
+        for dir in &dirs {
+            watcher.watch(dir, RecursiveMode::NonRecursive)?;
+        }
+        return Ok(SpoolWatcher {
+            _poll: Some(watcher),
+            _inotify: None,
+            // Polling compares listings; the engine does not rely on it for more.
+            completeness: Completeness::new(false),
+        });
+    }
+    let completeness = Completeness::new(true);
+    let watch = InotifyWatch::start(&dirs, hints, completeness.clone())?;
+    Ok(SpoolWatcher {
+        _poll: None,
+        _inotify: Some(watch),
+        completeness,
+    })
+}
+
+/// The poll watcher's events as hints.
+fn poll_handler(hints: Sender<Hint>) -> impl Fn(notify::Result<notify::Event>) + Send + 'static {
+    move |result: notify::Result<notify::Event>| {
         // A fault point for the overflow tests: the event is lost, and the loop is told so,
         // as the kernel does with IN_Q_OVERFLOW when its queue is full.
         if faults::drop_point(faults::WATCHER_EVENT) {
@@ -76,20 +178,157 @@ pub fn watch_spool(
             Err(error) => Hint::Rescan(format!("watcher error: {error}")),
         };
         let _ = hints.send(hint);
-    };
-    let mut watcher: Box<dyn Watcher + Send> = if options.poll {
-        let config = notify::Config::default().with_poll_interval(options.poll_interval);
-        Box::new(notify::PollWatcher::new(handler, config)?)
-    } else {
-        Box::new(notify::RecommendedWatcher::new(
-            handler,
-            notify::Config::default(),
-        )?)
-    };
-    for area in [Area::Questions, Area::Answers, Area::Cancel] {
-        watcher.watch(&spool.dir(area), RecursiveMode::NonRecursive)?;
     }
-    Ok(watcher)
+}
+
+/// An inotify instance watching the spool's directories, read by a thread of its own.
+struct InotifyWatch {
+    watches: Watches,
+    descriptors: Vec<WatchDescriptor>,
+    stop: Arc<AtomicBool>,
+    reader: Option<JoinHandle<()>>,
+    /// Keeps the loop's channel open for as long as the watch is kept, even after the
+    /// reader ended because every watch did: the loop ends when its hints' senders are gone.
+    _hints: Sender<Hint>,
+}
+
+impl InotifyWatch {
+    fn start(
+        dirs: &[PathBuf],
+        hints: Sender<Hint>,
+        completeness: Completeness,
+    ) -> Result<InotifyWatch, EngineError> {
+        let inotify = Inotify::init().map_err(notify::Error::io)?;
+        let mut watches = inotify.watches();
+        let mut descriptors = Vec::new();
+        let mut dir_of = HashMap::new();
+        for dir in dirs {
+            let descriptor = watches
+                .add(dir, INOTIFY_MASK)
+                .map_err(|error| notify::Error::io(error).add_path(dir.clone()))?;
+            dir_of.insert(descriptor.get_watch_descriptor_id(), dir.clone());
+            descriptors.push(descriptor);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = Reader {
+            inotify,
+            dir_of,
+            hints: hints.clone(),
+            stop: stop.clone(),
+            completeness,
+        };
+        let reader = std::thread::Builder::new()
+            .name("spool-watcher".into())
+            .spawn(move || reader.run())
+            .map_err(notify::Error::io)?;
+        Ok(InotifyWatch {
+            watches,
+            descriptors,
+            stop,
+            reader: Some(reader),
+            _hints: hints,
+        })
+    }
+}
+
+impl Drop for InotifyWatch {
+    /// Removes the watches, which wakes the reader (each removal queues an `IN_IGNORED`;
+    /// a watch the kernel already ended queued one then), and waits for it to end.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        for descriptor in self.descriptors.drain(..) {
+            let _ = self.watches.remove(descriptor);
+        }
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+/// The thread that reads the inotify descriptor and sends each read's events as hints.
+struct Reader {
+    inotify: Inotify,
+    /// The directory of each live watch, by its descriptor's number.
+    dir_of: HashMap<i32, PathBuf>,
+    hints: Sender<Hint>,
+    stop: Arc<AtomicBool>,
+    completeness: Completeness,
+}
+
+impl Reader {
+    fn run(mut self) {
+        let mut buffer = vec![0u8; READ_BUFFER];
+        // Once no watch is left, nothing more can come.
+        while !self.dir_of.is_empty() {
+            let read = self.inotify.read_events_blocking(&mut buffer);
+            if self.stop.load(Ordering::Acquire) {
+                return;
+            }
+            let events = match read {
+                Ok(events) => events,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    // Whatever was queued stays queued, but say so, and rely on it no more.
+                    self.completeness.lost();
+                    let _ = self
+                        .hints
+                        .send(Hint::Rescan(format!("watcher error: {error}")));
+                    std::thread::sleep(READ_ERROR_PAUSE);
+                    continue;
+                }
+            };
+            let mut paths = Vec::new();
+            let mut rescan = None;
+            for event in events {
+                if let Some(reason) = self.take(event.wd, event.mask, event.name, &mut paths) {
+                    rescan = Some(reason);
+                }
+            }
+            if !paths.is_empty() {
+                let _ = self.hints.send(Hint::Paths(paths));
+            }
+            // After the paths: the loop takes both in one turn, and the rescan wins.
+            if let Some(reason) = rescan {
+                let _ = self.hints.send(Hint::Rescan(reason));
+            }
+        }
+    }
+
+    /// One event: its path into `paths`, or why everything must be scanned.
+    fn take(
+        &mut self,
+        wd: WatchDescriptor,
+        mask: EventMask,
+        name: Option<&OsStr>,
+        paths: &mut Vec<PathBuf>,
+    ) -> Option<String> {
+        // A fault point for the overflow tests: the event is lost, and the loop is told so,
+        // as the kernel does with IN_Q_OVERFLOW when its queue is full.
+        if faults::drop_point(faults::WATCHER_EVENT) {
+            return Some("events were lost (fault point watcher.event)".into());
+        }
+        if mask.contains(EventMask::Q_OVERFLOW) {
+            return Some(OVERFLOW_REASON.into());
+        }
+        let id = wd.get_watch_descriptor_id();
+        if mask.contains(EventMask::IGNORED) {
+            // The watch ended: its directory is gone (or was unmounted), and nothing in
+            // it will be reported any more.
+            let dir = self.dir_of.remove(&id)?;
+            self.completeness.lost();
+            return Some(format!("the watch on {} ended", dir.display()));
+        }
+        let dir = self.dir_of.get(&id)?;
+        if mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF | EventMask::UNMOUNT) {
+            // A moved directory's events would come under its old name.
+            self.completeness.lost();
+            return Some(format!("{} was moved, deleted or unmounted", dir.display()));
+        }
+        if let Some(name) = name {
+            paths.push(dir.join(name));
+        }
+        None
+    }
 }
 
 /// How soon kept outcomes ([`Engine::retry_unwritten`]) are tried again.

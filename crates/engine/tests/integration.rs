@@ -7,3 +7,4 @@ mod engine;
 mod integrity;
 mod policy;
 mod spool_model;
+mod watcher;
