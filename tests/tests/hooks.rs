@@ -366,3 +366,81 @@ fn a_call_too_long_to_show_whole_falls_back_without_asking() {
     assert!(placed_ids(&inbox).is_empty(), "nothing was placed");
     assert!(String::from_utf8_lossy(&out.stderr).contains("too long to show in full"));
 }
+
+/// Sends `signal` (a `kill` name: TERM, KILL, ...) to process `pid`.
+fn send_signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+/// Claude Code stops the hook when the operator answers in the terminal, presses Esc, or the
+/// session ends: the request must not outlive its asker, and nothing printed allows.
+#[test]
+fn a_hook_stopped_by_a_signal_withdraws_its_request_and_allows_nothing() {
+    let inbox = Inbox::new();
+    for signal in ["TERM", "INT", "HUP"] {
+        let hook = start_hook(&inbox, &fixture("pre-tool-use-bash.json"), "10m");
+        let open = || {
+            placed_ids(&inbox)
+                .into_iter()
+                .find(|id| !inbox.spool().join("cancel").join(id).exists())
+        };
+        eventually("the hook to place its request", || open().is_some());
+        let id = open().unwrap();
+        send_signal(hook.id(), signal);
+        let out = hook.wait_with_output().unwrap();
+        assert!(
+            inbox.spool().join("cancel").join(&id).exists(),
+            "SIG{signal}: the request is withdrawn: {}",
+            stderr(&out)
+        );
+        assert!(
+            !stdout(&out).contains("allow"),
+            "SIG{signal}: {}",
+            stdout(&out)
+        );
+        assert!(stderr(&out).contains("stopped waiting"), "{}", stderr(&out));
+        let listed = stdout(&inbox.run(&["list"]));
+        assert!(!listed.contains(&id), "SIG{signal}: still listed: {listed}");
+    }
+}
+
+/// An agent that dies without stopping its hook (killed, crashed) leaves no question behind
+/// either: the hook hears its parent's death.
+#[test]
+fn a_hook_whose_agent_dies_withdraws_its_request() {
+    let inbox = Inbox::new();
+    let hook = hook_command(&inbox, "10m");
+    // A shell in the agent's place: it waits for the hook (`; true` keeps it from becoming
+    // the hook), and is killed outright.
+    let mut agent = Command::new("sh");
+    agent
+        .args(["-c", "\"$@\"; true", "sh"])
+        .arg(hook.get_program())
+        .args(hook.get_args())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, value) in hook.get_envs() {
+        match value {
+            Some(value) => agent.env(name, value),
+            None => agent.env_remove(name),
+        };
+    }
+    let mut agent = agent.spawn().unwrap();
+    agent
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fixture("pre-tool-use-bash.json"))
+        .unwrap();
+    let (id, _) = placed_request(&inbox);
+    send_signal(agent.id(), "KILL");
+    let _ = agent.wait();
+    eventually("the orphaned hook to withdraw its request", || {
+        inbox.spool().join("cancel").join(&id).exists()
+    });
+}

@@ -47,12 +47,15 @@ mod diff;
 mod payload;
 mod request;
 mod session;
+mod stopped;
 
 use std::io::Read;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use inbox_client::{prepare, AskError, AskOptions, Asker, Outcome, OutcomeStatus, Reply};
+use inbox_client::{
+    prepare, AskError, AskOptions, Asker, CancelToken, Outcome, OutcomeStatus, Reply,
+};
 
 use crate::args::{AgentHookArgs, HookAgent, HookArgs, LocationArgs};
 use crate::{exit, locations, output};
@@ -145,9 +148,11 @@ fn ask(
     let prepared = prepare(serde_json::to_vec(&body)?, None)?;
     let id = prepared.id().to_owned();
     let asker = Asker::open(locations::spool_path(locations)?)?;
+    let stopped = CancelToken::new();
+    stopped::withdraw_when_stopped(&stopped, call.agent.name())?;
     let options = AskOptions {
         timeout: Some(args.timeout + EXPIRY_GRACE),
-        cancel: None,
+        cancel: Some(stopped.clone()),
         // Only a person decides a tool call: defaults a policy filled in are not an answer.
         require_person: true,
     };
@@ -173,6 +178,13 @@ fn ask(
     };
     Ok(match reply {
         Reply::Settled(outcome) => from_outcome(call, memory, &outcome),
+        // Stopped: whatever is printed now is read by nobody, and it allows nothing.
+        Reply::CancelledByAsker { .. } if stopped.is_cancelled() => Decision::Fallback {
+            reason: format!(
+                "{} stopped waiting; request {id} withdrawn",
+                call.agent.name()
+            ),
+        },
         Reply::CancelledByAsker { .. } => Decision::Fallback {
             reason: format!(
                 "no answer to request {id} within {} s; asking in the terminal",
