@@ -49,4 +49,10 @@ impl Notifier for ActionNotifier {
             notifications.announce(fresh);
         }
     }
+
+    fn withdraw(&self, gone: Vec<String>) {
+        if let Some(notifications) = &self.notifications {
+            notifications.withdraw(gone);
+        }
+    }
 }

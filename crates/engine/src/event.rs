@@ -79,6 +79,21 @@ pub enum Event {
 }
 
 impl Event {
+    /// The request this event takes off the pending list (settled, decided but not yet
+    /// written, withdrawn, blocked, rejected, snoozed): whatever was shown for it, a bubble
+    /// or a push, no longer offers a decision.
+    pub fn left_pending(&self) -> Option<&str> {
+        match self {
+            Event::Settled { id, .. }
+            | Event::Unwritten { id, .. }
+            | Event::Cancelled { id }
+            | Event::Blocked { id, .. }
+            | Event::Rejected { id, .. }
+            | Event::Snoozed { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
     /// One human-readable line, for the daemon's log.
     pub fn log_line(&self) -> String {
         match self {

@@ -127,6 +127,48 @@ fn a_request_is_ingested_answered_once_and_recorded() {
     assert_eq!(kinds, ["ingested", "answered"]);
 }
 
+/// Records what the engine takes back from its notifier.
+#[derive(Clone, Default)]
+struct Withdrawn(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl inbox_engine::notifier::Notifier for Withdrawn {
+    fn announce(&self, _fresh: Vec<inbox_engine::notifier::Announcement>) {}
+
+    fn withdraw(&self, gone: Vec<String>) {
+        self.0.lock().unwrap().extend(gone);
+    }
+}
+
+/// A request that leaves the pending list, whoever settles or withdraws it, has its bubble
+/// taken back: answered here, withdrawn by its asker, or answered by another process.
+#[test]
+fn the_notifier_takes_back_what_left_the_pending_list() {
+    let fx = Fixture::new();
+    for id in ["here", "withdrawn", "elsewhere", "still"] {
+        fx.spool
+            .place_request(id, &confirm_request(id, json!({})))
+            .unwrap();
+    }
+    let (engine, _events) = fx.engine();
+    let withdrawn = Withdrawn::default();
+    let mut engine = engine.with_notifier(Box::new(withdrawn.clone()));
+    // As the loop runs it: what it reported open, it reports settled once.
+    engine.turn(Wake::Start).unwrap();
+    engine
+        .answer("here", &answers(json!({"go": true})), None, Surface::Cli)
+        .unwrap();
+    fx.spool.place_tombstone("withdrawn", "not needed").unwrap();
+    let (mut other, _) = fx.engine();
+    other.sync().unwrap();
+    other
+        .answer("elsewhere", &answers(json!({"go": false})), None, Surface::Cli)
+        .unwrap();
+    engine.turn(Wake::Rescan).unwrap();
+    let mut gone = withdrawn.0.lock().unwrap().clone();
+    gone.sort();
+    assert_eq!(gone, ["elsewhere", "here", "withdrawn"]);
+}
+
 #[test]
 fn invalid_answers_write_nothing() {
     let fx = Fixture::new();

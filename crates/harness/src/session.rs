@@ -210,6 +210,19 @@ printf '%s\n' "$input" | grep -F -- "($summary)" | grep -F -m1 -- ",$key]"
             .collect()
     }
 
+    /// The bubble ids of every `CloseNotification` call seen so far, in order.
+    pub fn close_calls(&self) -> Vec<u32> {
+        messages(&self.bus_log())
+            .into_iter()
+            .filter(|m| m.starts_with("method call") && m.contains("member=CloseNotification"))
+            .filter_map(|m| {
+                m.lines()
+                    .find_map(|line| line.trim().strip_prefix("uint32 "))
+                    .and_then(|id| id.trim().parse().ok())
+            })
+            .collect()
+    }
+
     /// Waits for a `Notify` call whose summary is `summary`; returns it.
     pub fn wait_notify(&self, summary: &str) -> NotifyCall {
         let deadline = Instant::now() + Duration::from_secs(20);

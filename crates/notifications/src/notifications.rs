@@ -16,6 +16,7 @@
 //! SHA-256) the bubble was worded from, for the engine to refuse a file changed since. A
 //! press or a click comes back to the caller's `on_choice` as a [`Chosen`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crossbeam_channel::Sender;
@@ -166,6 +167,7 @@ impl NotificationsBuilder {
             on_choice: self.on_choice,
             events: self.events,
             identity: self.identity,
+            shown: HashMap::new(),
         };
         let queue =
             CoalescingQueue::start("notifications", "bubble", sender).map_err(|source| {
@@ -182,6 +184,10 @@ impl Notifier for Notifications {
     fn announce(&self, fresh: Vec<Announcement>) {
         self.queue.announce(fresh);
     }
+
+    fn withdraw(&self, gone: Vec<String>) {
+        self.queue.withdraw(gone);
+    }
 }
 
 /// What the sender thread works with.
@@ -195,6 +201,9 @@ struct BubbleSender {
     /// `None` until the thread starts and detects it (it looks at the disk, and may write
     /// the icon to the cache, which is no work for the caller's thread).
     identity: Option<AppIdentity>,
+    /// Each bubble on screen (the daemon's id) and the requests it stands for that are still
+    /// pending: when the last of them is settled or withdrawn, the bubble is closed.
+    shown: HashMap<u32, Vec<String>>,
 }
 
 impl Deliver for BubbleSender {
@@ -248,6 +257,10 @@ impl Deliver for BubbleSender {
         });
         let shown = self.bus.notify(&bubble, handler);
         self.record(shown.as_ref().err());
+        if let Ok(bubble_id) = &shown {
+            let ids = delivery.items().iter().map(|a| a.summary.id.clone());
+            self.shown.insert(*bubble_id, ids.collect());
+        }
         if shown.is_ok() {
             if let Some(events) = &self.events {
                 let merged = delivery.is_summary();
@@ -260,9 +273,32 @@ impl Deliver for BubbleSender {
             }
         }
     }
+
+    fn withdraw(&mut self, gone: &[String]) {
+        self.close_gone(gone);
+    }
 }
 
 impl BubbleSender {
+    /// Closes each bubble all of whose requests are gone; a summary that still stands for
+    /// a pending request stays.
+    fn close_gone(&mut self, gone: &[String]) {
+        let mut closing = Vec::new();
+        self.shown.retain(|bubble, ids| {
+            ids.retain(|id| !gone.contains(id));
+            if ids.is_empty() {
+                closing.push(*bubble);
+            }
+            !ids.is_empty()
+        });
+        for bubble in closing {
+            // A bubble the operator already dismissed is closed all the same: harmless.
+            if let Err(error) = self.bus.close(bubble) {
+                tracing::debug!("cannot close bubble {bubble}: {error}");
+            }
+        }
+    }
+
     /// Notes whether the daemon answered; each change is said once, since a daemon may
     /// come (a desktop session that starts after the inbox) and go.
     fn record(&self, failure: Option<&NotifyError>) {
@@ -325,6 +361,7 @@ mod tests {
             on_choice: None,
             events: Some(events_tx),
             identity: None,
+            shown: HashMap::new(),
         };
         sender.deliver(Delivery::One(announcement("a")));
         switches

@@ -11,10 +11,9 @@
 
 use std::time::Instant;
 
+use crossbeam_channel::TrySendError;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use inbox_engine::notifier::{
-    hand_over, Announcement, Coalescer, Delivery, Notifier, QUIET_WINDOW,
-};
+use inbox_engine::notifier::{Announcement, Coalescer, Delivery, Notifier, QUIET_WINDOW};
 
 /// Batches of new requests that may wait for a notifier's thread. A thousand batches behind
 /// means the daemon or the server is stuck; what comes next is dropped rather than held.
@@ -30,13 +29,23 @@ pub trait Deliver: Send + 'static {
     /// Shows or sends one bubble. It may take its time (a hung daemon, a slow server):
     /// meanwhile new requests wait in the queue, the engine never does.
     fn deliver(&mut self, delivery: Delivery<Announcement>);
+
+    /// These requests left the pending list: take back what was delivered for them (close
+    /// the bubble, clear the push). Nothing held for them is delivered any more.
+    fn withdraw(&mut self, _gone: &[String]) {}
+}
+
+/// What the engine tells a notifier's thread.
+enum News {
+    Fresh(Vec<Announcement>),
+    Gone(Vec<String>),
 }
 
 /// The engine's side of a notifier: its bounded queue, into which `announce` hands each
 /// batch without waiting. Dropping it ends the notifier's thread (after the delivery under
 /// way, if any).
 pub struct CoalescingQueue {
-    queue: Sender<Vec<Announcement>>,
+    queue: Sender<News>,
     /// What a full queue costs ("bubble", "push"), for the log.
     what: &'static str,
 }
@@ -59,13 +68,41 @@ impl CoalescingQueue {
 
 impl Notifier for CoalescingQueue {
     fn announce(&self, fresh: Vec<Announcement>) {
-        hand_over(&self.queue, fresh, self.what);
+        if !fresh.is_empty() {
+            self.hand_over(News::Fresh(fresh));
+        }
+    }
+
+    fn withdraw(&self, gone: Vec<String>) {
+        if !gone.is_empty() {
+            self.hand_over(News::Gone(gone));
+        }
+    }
+}
+
+impl CoalescingQueue {
+    /// Puts `news` on the queue, never waiting: a stuck daemon or server costs a bubble
+    /// (said in the log), never a request, which the inbox itself still has.
+    fn hand_over(&self, news: News) {
+        match self.queue.try_send(news) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+            Err(TrySendError::Full(News::Fresh(dropped))) => tracing::warn!(
+                "{what} queue full; no {what} for {} new request(s)",
+                dropped.len(),
+                what = self.what
+            ),
+            Err(TrySendError::Full(News::Gone(dropped))) => tracing::warn!(
+                "{what} queue full; the {what} for {} settled request(s) may stay on screen",
+                dropped.len(),
+                what = self.what
+            ),
+        }
     }
 }
 
 /// The notifier's thread: waits with `recv_deadline(`[`Coalescer::deadline`]`)`, feeds what
 /// it receives to the coalescer, and hands on each delivery it lets out.
-fn run(inbox: &Receiver<Vec<Announcement>>, mut deliver: impl Deliver) {
+fn run(inbox: &Receiver<News>, mut deliver: impl Deliver) {
     deliver.start();
     let mut coalescer = Coalescer::new(QUIET_WINDOW);
     loop {
@@ -75,7 +112,13 @@ fn run(inbox: &Receiver<Vec<Announcement>>, mut deliver: impl Deliver) {
         };
         let now = Instant::now();
         let delivery = match received {
-            Ok(batch) => coalescer.arrive(now, batch),
+            Ok(News::Fresh(batch)) => coalescer.arrive(now, batch),
+            Ok(News::Gone(gone)) => {
+                coalescer.forget(|held| gone.contains(&held.summary.id));
+                deliver.withdraw(&gone);
+                // A summary that was due goes out now, without them.
+                coalescer.due(now)
+            }
             Err(RecvTimeoutError::Timeout) => coalescer.due(now),
             // The notifier was dropped (the app or `watch` stops, or the app's settings
             // take the pushes off): what is held stays listed in the inbox.

@@ -349,3 +349,49 @@ fn a_bubble_with_buttons_shows_what_they_answer_and_urgent_or_long_ones_have_non
         );
     }
 }
+
+/// A request settled, withdrawn or expired anywhere takes its bubble off the screen: the
+/// bubble is closed once every request it stands for is gone, and a request that leaves
+/// while its summary is still held is never shown at all.
+#[test]
+fn a_bubble_is_closed_when_its_requests_are_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::start(&dir.path().join("session"), true);
+    let bus = NotificationBus::at(&session.bus_address);
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(&bus))
+        .events(events_tx)
+        .start()
+        .unwrap();
+
+    notifications.announce(vec![
+        announcement("first", &confirm("Deploy build 7?", "planu")),
+        announcement("second", &confirm("Rotate keys?", "planu")),
+        announcement("third", &confirm("Drop the cache?", "planu")),
+        announcement("fourth", &confirm("Restart the queue?", "planu")),
+    ]);
+    // Settled at once, while its summary is held for the quiet window: never shown.
+    notifications.withdraw(vec!["fourth".into()]);
+    assert_eq!(next_notified(&events), (vec!["first".to_owned()], false));
+    assert_eq!(
+        next_notified(&events),
+        (vec!["second".to_owned(), "third".to_owned()], true)
+    );
+    eventually("both bubbles on the bus", || session.notify_calls().len() == 2);
+    assert!(session.close_calls().is_empty());
+
+    notifications.withdraw(vec!["first".into()]);
+    eventually("the first bubble closed", || session.close_calls().len() == 1);
+    // The summary still stands for "third".
+    notifications.withdraw(vec!["second".into()]);
+    notifications.withdraw(vec!["third".into()]);
+    eventually("the summary closed", || session.close_calls().len() == 2);
+    let closed = session.close_calls();
+    assert_ne!(closed[0], closed[1], "two bubbles, each closed once: {closed:?}");
+    // Withdrawing what was never shown closes nothing.
+    notifications.withdraw(vec!["unknown".into()]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(session.close_calls().len(), 2);
+    assert_eq!(session.notify_calls().len(), 2);
+}

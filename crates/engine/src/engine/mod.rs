@@ -309,7 +309,17 @@ impl Engine {
         match work(self) {
             Ok(value) => {
                 self.store.batch_commit()?;
-                for event in std::mem::take(&mut self.outbox) {
+                let events = std::mem::take(&mut self.outbox);
+                // What left the pending list, by whoever: its bubbles and pushes are taken
+                // back, so none keeps offering a decision that no longer decides anything.
+                let gone: Vec<String> = events
+                    .iter()
+                    .filter_map(|event| event.left_pending().map(str::to_owned))
+                    .collect();
+                if !gone.is_empty() {
+                    self.notifier.withdraw(gone);
+                }
+                for event in events {
                     self.emit(event);
                 }
                 Ok(value)

@@ -111,6 +111,12 @@ impl<T> Coalescer<T> {
         self.due(now)
     }
 
+    /// Lets go of held items that `gone` says are no longer news (a request settled or
+    /// withdrawn before its summary went out), so no bubble ever offers them.
+    pub fn forget(&mut self, gone: impl Fn(&T) -> bool) {
+        self.held.retain(|item| !gone(item));
+    }
+
     /// When the held requests are due; `None` when nothing is held.
     pub fn deadline(&self) -> Option<Instant> {
         if self.held.is_empty() {

@@ -1,6 +1,7 @@
 //! Telling the operator, the engine's half: the [`Notifier`] trait the front ends implement,
 //! what the engine hands over ([`Announcement`]), and the ways of putting notifiers together
-//! ([`Silent`], [`NotifierSlot`], [`Fanout`], [`hand_over`] into a notifier's own queue).
+//! ([`Silent`], [`NotifierSlot`], [`Fanout`]). A notifier hears of new requests
+//! (`announce`) and of requests that left the pending list (`withdraw`), never waiting.
 //!
 //! Everything here is pure: no D-Bus, no HTTP, no thread, no clock of its own. Sending lives
 //! in the `inbox-notifications` crate (desktop bubbles for the `watch` daemon and the
@@ -35,6 +36,11 @@ pub use wording::{
 /// actually shown.
 pub trait Notifier: Send {
     fn announce(&self, fresh: Vec<Announcement>);
+
+    /// Requests that left the pending list (settled, withdrawn, expired, rejected, snoozed),
+    /// by whoever: take back what was shown for them (close the bubble, clear the push), so
+    /// no surface keeps offering a decision that no longer decides anything. Never waits.
+    fn withdraw(&self, _gone: Vec<String>) {}
 }
 
 /// One new pending request, as the engine hands it to a [`Notifier`]: the summary the bubble
@@ -118,26 +124,6 @@ impl Notifier for Silent {
     fn announce(&self, _fresh: Vec<Announcement>) {}
 }
 
-/// Hands new requests to a notifier's own thread through its bounded queue, never waiting: a
-/// stuck daemon or server costs that one bubble or push (said in the log), never a request,
-/// which the inbox itself still has. `what` names what is lost ("bubble", "push").
-pub fn hand_over(
-    queue: &crossbeam_channel::Sender<Vec<Announcement>>,
-    fresh: Vec<Announcement>,
-    what: &str,
-) {
-    if fresh.is_empty() {
-        return;
-    }
-    match queue.try_send(fresh) {
-        Ok(()) | Err(crossbeam_channel::TrySendError::Disconnected(_)) => {}
-        Err(crossbeam_channel::TrySendError::Full(dropped)) => tracing::warn!(
-            "{what} queue full; no {what} for {} new request(s)",
-            dropped.len()
-        ),
-    }
-}
-
 /// A notifier that can be put in, swapped or taken out while the loop runs: the desktop
 /// app's pushes to a phone follow its settings without restarting the inbox.
 #[derive(Clone, Default)]
@@ -160,6 +146,12 @@ impl Notifier for NotifierSlot {
             notifier.announce(fresh);
         }
     }
+
+    fn withdraw(&self, gone: Vec<String>) {
+        if let Some(notifier) = self.0.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            notifier.withdraw(gone);
+        }
+    }
 }
 
 /// Tells several notifiers the same news: desktop bubbles and pushes to a phone, each with
@@ -173,6 +165,15 @@ impl Notifier for Fanout {
                 notifier.announce(fresh.clone());
             }
             last.announce(fresh);
+        }
+    }
+
+    fn withdraw(&self, gone: Vec<String>) {
+        if let Some((last, others)) = self.0.split_last() {
+            for notifier in others {
+                notifier.withdraw(gone.clone());
+            }
+            last.withdraw(gone);
         }
     }
 }
@@ -191,6 +192,12 @@ mod tests {
             let ids = fresh.into_iter().map(|a| a.summary.id).collect();
             self.0.lock().unwrap().push(ids);
         }
+
+        /// Recorded as the ids with a leading `-`.
+        fn withdraw(&self, gone: Vec<String>) {
+            let ids = gone.into_iter().map(|id| format!("-{id}")).collect();
+            self.0.lock().unwrap().push(ids);
+        }
     }
 
     impl Told {
@@ -206,18 +213,19 @@ mod tests {
     }
 
     #[test]
-    fn a_full_queue_drops_the_batch_and_never_waits() {
-        let (queue, inbox) = crossbeam_channel::bounded(1);
-        hand_over(&queue, vec![announced("a")], "bubble");
-        // Full: this one is dropped at once, not waited for.
-        hand_over(&queue, vec![announced("b")], "bubble");
-        // Nothing new: nothing is queued.
-        hand_over(&queue, Vec::new(), "bubble");
-        let queued: Vec<String> = inbox.try_iter().flatten().map(|a| a.summary.id).collect();
-        assert_eq!(queued, ["a"]);
-        // Its thread gone: handing over is no error either.
-        drop(inbox);
-        hand_over(&queue, vec![announced("c")], "bubble");
+    fn withdrawals_reach_every_notifier_of_a_fanout_and_a_slot() {
+        let (first, second) = (Told::default(), Told::default());
+        let fanout = Fanout(vec![Box::new(first.clone()), Box::new(second.clone())]);
+        fanout.withdraw(vec!["a".into()]);
+        assert_eq!(first.batches(), [["-a"]]);
+        assert_eq!(second.batches(), first.batches());
+        let slot = NotifierSlot::default();
+        slot.withdraw(vec!["b".into()]);
+        slot.set(Some(Box::new(first.clone())));
+        slot.withdraw(vec!["c".into()]);
+        assert_eq!(first.batches(), [["-a"], ["-c"]]);
+        // A notifier that keeps nothing on screen ignores them.
+        Silent.withdraw(vec!["d".into()]);
     }
 
     #[test]

@@ -84,6 +84,14 @@ impl Notifier for NtfyPublisher {
     fn announce(&self, fresh: Vec<Announcement>) {
         self.queue.announce(fresh);
     }
+
+    /// A request settled before its push went out (held in a burst's summary) is not
+    /// pushed. A push already published stays on the phone: taking it back needs the
+    /// server's update and delete by sequence id, not done yet; its one-time answer links
+    /// find the request settled and change nothing.
+    fn withdraw(&self, gone: Vec<String>) {
+        self.queue.withdraw(gone);
+    }
 }
 
 /// What the publisher's thread works with.
