@@ -160,7 +160,15 @@ fn allow_for_the_session_allows_the_same_command_again_without_asking() {
     let payload = fixture("pre-tool-use-bash.json");
     let hook = start_hook(&inbox, &payload, "60s");
     let (id, _) = placed_request(&inbox);
-    answer(&inbox, &id, &["--set", "decision=Allow for this session"]);
+    answer(
+        &inbox,
+        &id,
+        &[
+            "--set",
+            "decision=Allow this command for this session: \
+             git push --force-with-lease origin feature/checkout-v2",
+        ],
+    );
     assert_eq!(pre_tool_use(&hook.wait_with_output().unwrap()).0, "allow");
 
     let memory = state_dir(&inbox)
@@ -443,4 +451,146 @@ fn a_hook_whose_agent_dies_withdraws_its_request() {
     eventually("the orphaned hook to withdraw its request", || {
         inbox.spool().join("cancel").join(&id).exists()
     });
+}
+
+/// The options of the decision question, as placed.
+fn options(request: &Value) -> Vec<String> {
+    request["questions"][0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|option| option.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// "Allow for this session" of a Write covers that file only: after allowing a Write to one
+/// path, a Write to another (here ~/.bashrc) is asked about again. The choice says so.
+#[test]
+fn a_session_allowance_for_a_write_covers_that_file_only() {
+    let inbox = Inbox::new();
+    let payload = fixture("pre-tool-use-write.json");
+    let hook = start_hook(&inbox, &payload, "60s");
+    let (id, request) = placed_request(&inbox);
+    let label = "Allow Write on /home/dana/src/shop/.github/workflows/release.yml for this session";
+    assert_eq!(
+        options(&request),
+        ["Allow once", "Deny", label],
+        "{request}"
+    );
+    answer(&inbox, &id, &["--set", &format!("decision={label}")]);
+    assert_eq!(pre_tool_use(&hook.wait_with_output().unwrap()).0, "allow");
+
+    // The same file again, other content: allowed without asking.
+    let again = String::from_utf8(payload.clone())
+        .unwrap()
+        .replace("cargo publish --token", "cargo publish --locked --token");
+    assert_eq!(
+        pre_tool_use(&run_hook(&inbox, again.as_bytes(), "1s")).0,
+        "allow"
+    );
+    assert_eq!(placed_ids(&inbox).len(), 1, "nothing asked");
+
+    // Another file of the same session: asked (and, unanswered, back to the terminal).
+    let bashrc = String::from_utf8(payload).unwrap().replace(
+        "/home/dana/src/shop/.github/workflows/release.yml",
+        "/home/dana/.bashrc",
+    );
+    assert_eq!(
+        pre_tool_use(&run_hook(&inbox, bashrc.as_bytes(), "1s")).0,
+        "ask"
+    );
+    assert_eq!(
+        placed_ids(&inbox).len(),
+        2,
+        "the other file was asked about"
+    );
+}
+
+/// Claude Code's own suggestions are offered as its dialog words them, with the exact rule;
+/// the one chosen comes back as `updatedPermissions`, exactly as shown. The rule saved to a
+/// settings file is offered for this session too; a suggestion that cannot be shown whole
+/// is not offered, so it can never be returned.
+#[test]
+fn permission_suggestions_are_offered_and_the_chosen_one_returned() {
+    let session_rule = "Yes, and don't ask again this session for: npm test *";
+    let saved_rule =
+        "Yes, and don't ask again for: npm test * (saved in .claude/settings.local.json)";
+    let directory = "Yes, and allow access to /home/dana/src/shared-fixtures for this session";
+    let mut payload: Value =
+        serde_json::from_slice(&fixture("permission-request-suggestions.json")).unwrap();
+    // A third suggestion with a field the operator would not see: never offered.
+    payload["permission_suggestions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "addRules", "rules": [{"toolName": "Bash"}],
+            "behavior": "allow", "destination": "userSettings", "note": "unseen"}));
+    let payload = payload.to_string();
+
+    let cases = [
+        (
+            session_rule,
+            json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                "behavior": "allow", "destination": "session"}),
+        ),
+        (
+            saved_rule,
+            json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test *"}],
+                "behavior": "allow", "destination": "localSettings"}),
+        ),
+        (
+            directory,
+            json!({"type": "addDirectories", "directories": ["/home/dana/src/shared-fixtures"],
+                "destination": "session"}),
+        ),
+    ];
+    for (chosen, returned) in cases {
+        let inbox = Inbox::new();
+        let hook = start_hook(&inbox, payload.as_bytes(), "60s");
+        let (id, request) = placed_request(&inbox);
+        assert_eq!(
+            options(&request),
+            ["Allow once", "Deny", session_rule, saved_rule, directory],
+            "{request}"
+        );
+        answer(&inbox, &id, &["--set", &format!("decision={chosen}")]);
+        let value = printed(&hook.wait_with_output().unwrap());
+        let decision = &value["hookSpecificOutput"]["decision"];
+        assert_eq!(decision["behavior"], "allow", "{value}");
+        assert_eq!(
+            decision["updatedPermissions"],
+            json!([returned]),
+            "{chosen}"
+        );
+    }
+
+    // Allow once allows this call only: no rule goes back.
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, payload.as_bytes(), "60s");
+    let (id, _) = placed_request(&inbox);
+    answer(&inbox, &id, &["--set", "decision=Allow once"]);
+    let value = printed(&hook.wait_with_output().unwrap());
+    assert_eq!(
+        value["hookSpecificOutput"]["decision"],
+        json!({"behavior": "allow"})
+    );
+    // Claude Code keeps these allowances itself: the inbox remembers nothing for it.
+    assert!(!state_dir(&inbox).join("answer-inbox").exists());
+}
+
+/// Without suggestions a PermissionRequest offers what Claude Code's dialog would: a
+/// one-time answer, no session choice.
+#[test]
+fn a_permission_request_without_suggestions_offers_no_session_choice() {
+    let inbox = Inbox::new();
+    let mut payload: Value =
+        serde_json::from_slice(&fixture("permission-request-bash.json")).unwrap();
+    payload
+        .as_object_mut()
+        .unwrap()
+        .remove("permission_suggestions");
+    let hook = start_hook(&inbox, payload.to_string().as_bytes(), "60s");
+    let (id, request) = placed_request(&inbox);
+    assert_eq!(options(&request), ["Allow once", "Deny"]);
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    hook.wait_with_output().unwrap();
 }

@@ -23,9 +23,12 @@
 //!   the reason shown to the user.
 //! - PermissionRequest output: `{"hookSpecificOutput": {"hookEventName":
 //!   "PermissionRequest", "decision": {"behavior": "allow" | "deny", "message": "..."}}}`
-//!   (`message` for deny, told to Claude; also `updatedInput`, `updatedPermissions`,
-//!   `interrupt`, unused here). There is no "ask": a hook that prints no decision leaves the
-//!   dialog to show as usual.
+//!   (`message` for deny, told to Claude; `updatedPermissions` for allow, the entry of
+//!   `permission_suggestions` the operator chose, see `hook/suggestions.rs`; also
+//!   `updatedInput` and `interrupt`, unused here). There is no "ask": a hook that prints no
+//!   decision leaves the dialog to show as usual. Rechecked against the reference on
+//!   2026-12-05 (through the mirror github.com/thevibeworks/claude-code-docs, snapshot of
+//!   2026-08-22).
 //! - Exit codes: 0 = success, standard output parsed as JSON (JSON is read only on exit 0);
 //!   2 = blocking error, standard error fed to Claude, and for PreToolUse the call is
 //!   blocked; any other code = non-blocking error, standard error shown to the user and the
@@ -42,35 +45,33 @@
 //! read prints nothing on standard output and exits 1 (never 2, which would block a call
 //! the operator never saw): Claude Code then asks as usual.
 
+mod choices;
 mod decision;
 mod diff;
 mod payload;
 mod request;
 mod session;
 mod stopped;
+mod suggestions;
+mod wait;
 
 use std::io::Read;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
-use inbox_client::{
-    prepare, AskError, AskOptions, Asker, CancelToken, Outcome, OutcomeStatus, Reply,
-};
+use inbox_client::{prepare, Outcome, OutcomeStatus};
 
 use crate::args::{AgentHookArgs, HookAgent, HookArgs, LocationArgs};
-use crate::{exit, locations, output};
+use crate::{exit, output};
 
+use choices::{Choice, Extra};
 use decision::Decision;
 use payload::{Agent, ToolCall};
 use session::SessionMemory;
+use wait::Waited;
 
 /// Hook input is a tool call's arguments: a Write of a large file is the biggest. Anything
 /// past this is not a payload to judge here.
 const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// How long past the request's own expiry to wait for a running inbox to expire it, before
-/// the hook withdraws the request itself (no inbox is running, or it is stuck).
-const EXPIRY_GRACE: Duration = Duration::from_secs(2);
 
 pub fn run(locations: &LocationArgs, args: &HookArgs) -> Result<u8> {
     match &args.agent {
@@ -110,15 +111,18 @@ fn decide(
     call: &ToolCall,
     memory: &SessionMemory,
 ) -> Decision {
-    match memory.allows(call, chrono::Utc::now()) {
-        Ok(true) => {
-            return Decision::Allow {
-                reason: "allowed for this session in Answer Inbox".into(),
+    if choices::uses_memory(call) {
+        match memory.allows(call, chrono::Utc::now()) {
+            Ok(true) => {
+                return Decision::Allow {
+                    reason: "allowed for this session in Answer Inbox".into(),
+                    permissions: Vec::new(),
+                }
             }
+            Ok(false) => {}
+            // A memory that cannot be read allows nothing; the operator is asked as usual.
+            Err(error) => output::stderr(&format!("answer-inbox: warning: {error:#}")),
         }
-        Ok(false) => {}
-        // A memory that cannot be read allows nothing; the operator is asked as usual.
-        Err(error) => output::stderr(&format!("answer-inbox: warning: {error:#}")),
     }
     match ask(locations, args, call, memory) {
         Ok(decision) => decision,
@@ -144,59 +148,26 @@ fn ask(
             ),
         });
     }
-    let body = request::build(call, args.timeout);
+    let offered = choices::for_call(call);
+    let labels: Vec<&str> = offered.iter().map(|choice| choice.label.as_str()).collect();
+    let body = request::build(call, args.timeout, &labels);
     let prepared = prepare(serde_json::to_vec(&body)?, None)?;
-    let id = prepared.id().to_owned();
-    let asker = Asker::open(locations::spool_path(locations)?)?;
-    let stopped = CancelToken::new();
-    stopped::withdraw_when_stopped(&stopped, call.agent.name())?;
-    let options = AskOptions {
-        timeout: Some(args.timeout + EXPIRY_GRACE),
-        cancel: Some(stopped.clone()),
-        // Only a person decides a tool call: defaults a policy filled in are not an answer.
-        require_person: true,
-    };
-    let reply = match asker.ask_prepared(&prepared, &options) {
-        Ok(reply) => reply,
-        Err(AskError::SettledByPolicy { outcome }) => {
-            return Ok(Decision::Fallback {
-                reason: format!(
-                    "request {id} was {} by {}, not by a person",
-                    outcome.status, outcome.answered_by
-                ),
-            })
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let reply = match reply {
-        // Nobody expired it in time (no inbox running?): withdraw it, so nobody answers a
-        // question the agent no longer waits for. An outcome written meanwhile still wins.
-        Reply::TimedOut { .. } => {
-            asker.withdraw(&id, &format!("{} stopped waiting", call.agent.name()))?
-        }
-        reply => reply,
-    };
-    Ok(match reply {
-        Reply::Settled(outcome) => from_outcome(call, memory, &outcome),
-        // Stopped: whatever is printed now is read by nobody, and it allows nothing.
-        Reply::CancelledByAsker { .. } if stopped.is_cancelled() => Decision::Fallback {
-            reason: format!(
-                "{} stopped waiting; request {id} withdrawn",
-                call.agent.name()
-            ),
+    Ok(
+        match wait::place_and_wait(locations, args, &prepared, call.agent)? {
+            Waited::Settled(outcome) => from_outcome(call, memory, &offered, &outcome),
+            Waited::Nothing(reason) => Decision::Fallback { reason },
         },
-        Reply::CancelledByAsker { .. } => Decision::Fallback {
-            reason: format!(
-                "no answer to request {id} within {} s; asking in the terminal",
-                args.timeout.as_secs()
-            ),
-        },
-        Reply::TimedOut { .. } => unreachable!("withdrawing never times out"),
-    })
+    )
 }
 
-/// The decision an outcome carries.
-fn from_outcome(call: &ToolCall, memory: &SessionMemory, outcome: &Outcome) -> Decision {
+/// The decision an outcome carries. Only an option that was offered, matched by its exact
+/// text, allows anything.
+fn from_outcome(
+    call: &ToolCall,
+    memory: &SessionMemory,
+    offered: &[Choice],
+    outcome: &Outcome,
+) -> Decision {
     let id = &outcome.id;
     match outcome.status {
         OutcomeStatus::Declined => Decision::Deny {
@@ -211,22 +182,13 @@ fn from_outcome(call: &ToolCall, memory: &SessionMemory, outcome: &Outcome) -> D
                 .get(request::DECISION_ID)
                 .and_then(serde_json::Value::as_str);
             let by = &outcome.answered_by;
-            match chosen {
-                Some(request::ALLOW_ONCE) => Decision::Allow {
+            let extra = chosen.and_then(|chosen| offered.iter().find(|c| c.label == chosen));
+            match (chosen, extra) {
+                (Some(request::ALLOW_ONCE), _) => Decision::Allow {
                     reason: format!("allowed once by {by} in Answer Inbox"),
+                    permissions: Vec::new(),
                 },
-                Some(request::ALLOW_FOR_SESSION) => {
-                    if let Err(error) = memory.remember(call, chrono::Utc::now()) {
-                        // This call is still allowed; later ones are asked again.
-                        output::stderr(&format!(
-                            "answer-inbox: warning: cannot remember the allowance: {error:#}"
-                        ));
-                    }
-                    Decision::Allow {
-                        reason: format!("allowed for this session by {by} in Answer Inbox"),
-                    }
-                }
-                Some(request::DENY) => Decision::Deny {
+                (Some(request::DENY), _) => Decision::Deny {
                     message: match outcome
                         .answers
                         .get(request::REASON_ID)
@@ -235,6 +197,24 @@ fn from_outcome(call: &ToolCall, memory: &SessionMemory, outcome: &Outcome) -> D
                     {
                         Some(reason) if !reason.is_empty() => reason.to_owned(),
                         _ => format!("{by} denied this in Answer Inbox."),
+                    },
+                },
+                (_, Some(choice)) => match &choice.extra {
+                    Extra::Remember => {
+                        if let Err(error) = memory.remember(call, chrono::Utc::now()) {
+                            // This call is still allowed; later ones are asked again.
+                            output::stderr(&format!(
+                                "answer-inbox: warning: cannot remember the allowance: {error:#}"
+                            ));
+                        }
+                        Decision::Allow {
+                            reason: format!("{by} chose \"{}\" in Answer Inbox", choice.label),
+                            permissions: Vec::new(),
+                        }
+                    }
+                    Extra::Permissions(update) => Decision::Allow {
+                        reason: format!("{by} chose \"{}\" in Answer Inbox", choice.label),
+                        permissions: vec![update.clone()],
                     },
                 },
                 _ => Decision::Fallback {

@@ -5,11 +5,17 @@
 use serde_json::{json, Value};
 
 use super::payload::HookEvent;
+use super::suggestions::Update;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    /// Run the tool; `reason` says who allowed it (Claude Code logs it).
-    Allow { reason: String },
+    /// Run the tool; `reason` says who allowed it (Claude Code logs it). `permissions` is
+    /// the one suggestion the operator chose, if any, returned as `updatedPermissions`
+    /// (PermissionRequest only: PreToolUse never offers one).
+    Allow {
+        reason: String,
+        permissions: Vec<Update>,
+    },
     /// Do not run it; `message` is told to Claude.
     Deny { message: String },
     /// No decision here: Claude Code's own permission prompt decides. `reason` is shown in
@@ -23,7 +29,7 @@ pub fn output(event: HookEvent, decision: &Decision) -> Option<Value> {
     match event {
         HookEvent::PreToolUse => {
             let (verdict, reason) = match decision {
-                Decision::Allow { reason } => ("allow", reason),
+                Decision::Allow { reason, .. } => ("allow", reason),
                 Decision::Deny { message } => ("deny", message),
                 Decision::Fallback { reason } => ("ask", reason),
             };
@@ -35,7 +41,12 @@ pub fn output(event: HookEvent, decision: &Decision) -> Option<Value> {
         }
         HookEvent::PermissionRequest => {
             let decision = match decision {
-                Decision::Allow { .. } => json!({"behavior": "allow"}),
+                Decision::Allow { permissions, .. } if permissions.is_empty() => {
+                    json!({"behavior": "allow"})
+                }
+                Decision::Allow { permissions, .. } => {
+                    json!({"behavior": "allow", "updatedPermissions": permissions})
+                }
                 Decision::Deny { message } => json!({"behavior": "deny", "message": message}),
                 Decision::Fallback { .. } => return None,
             };

@@ -1,12 +1,19 @@
 //! The JSON Claude Code writes on a hook's standard input, read strictly enough that a
 //! payload we do not understand is refused (and Claude Code keeps its own prompt) rather
 //! than guessed at.
+//!
+//! The contract relied on: Claude Code's hooks reference, <https://code.claude.com/docs/en/hooks>
+//! ("PermissionRequest input", "Permission update entries"), read on
+//! 2026-12-05 through the mirror github.com/thevibeworks/claude-code-docs
+//! (content/en/docs/claude-code/hooks.md, snapshot of 2026-08-22). PermissionRequest carries
+//! an optional `permission_suggestions` array (the dialog's "always allow" options, entries
+//! of the same shape `updatedPermissions` takes).
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The hook events this command answers. Both are about one tool call waiting for a
+/// The tool-call events this command answers. Both are about one tool call waiting for a
 /// permission; every other event is refused, as it expects different output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookEvent {
@@ -63,10 +70,13 @@ pub struct ToolCall {
     pub tool_input: Map<String, Value>,
     /// Claude Code's permission mode (`default`, `plan`, `acceptEdits`, ...), when given.
     pub permission_mode: Option<String>,
+    /// PermissionRequest's `permission_suggestions` as written (Claude Code only); each is
+    /// read strictly when the choices are made, and one that is not understood is not shown.
+    pub suggestions: Vec<Value>,
 }
 
-/// The fields as written; unknown ones (transcript_path, tool_use_id,
-/// permission_suggestions, ...) are ignored, so newer Claude Code versions still work.
+/// The fields as written; unknown ones (transcript_path, tool_use_id, ...) are ignored, so
+/// newer Claude Code versions still work.
 #[derive(Deserialize)]
 struct Raw {
     hook_event_name: Option<String>,
@@ -75,9 +85,10 @@ struct Raw {
     tool_name: Option<String>,
     tool_input: Option<Value>,
     permission_mode: Option<String>,
+    permission_suggestions: Option<Value>,
 }
 
-/// Reads a Claude Code hook payload, or says what is wrong with it.
+/// Reads a Claude Code tool-call payload, or says what is wrong with it.
 #[cfg(test)]
 pub fn parse(bytes: &[u8]) -> Result<ToolCall> {
     parse_for(Agent::ClaudeCode, bytes)
@@ -107,18 +118,21 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         ),
         None => bail!("the hook input has no hook_event_name"),
     };
-    let tool_name = match raw.tool_name {
-        Some(name) if !name.trim().is_empty() => name,
-        _ => bail!("the hook input has no tool_name, so there is nothing to ask about"),
-    };
-    let session_id = match raw.session_id {
-        Some(id) if !id.trim().is_empty() => id,
-        _ => bail!("the hook input has no session_id"),
-    };
+    let tool_name = given(
+        raw.tool_name,
+        "the hook input has no tool_name, so there is nothing to ask about",
+    )?;
+    let session_id = given(raw.session_id, "the hook input has no session_id")?;
     let tool_input = match raw.tool_input {
         Some(Value::Object(input)) => input,
         Some(_) => bail!("the hook input's tool_input is not a JSON object"),
         None => bail!("the hook input has no tool_input"),
+    };
+    // Only Claude Code's PermissionRequest offers its own choices; a list that is not a list
+    // offers none (the operator can still allow once or deny).
+    let suggestions = match (agent, event, raw.permission_suggestions) {
+        (Agent::ClaudeCode, HookEvent::PermissionRequest, Some(Value::Array(list))) => list,
+        _ => Vec::new(),
     };
     Ok(ToolCall {
         agent,
@@ -128,7 +142,16 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         tool_name,
         tool_input,
         permission_mode: raw.permission_mode,
+        suggestions,
     })
+}
+
+/// A text field that is there and not blank, or `missing` as the error.
+fn given(field: Option<String>, missing: &str) -> Result<String> {
+    match field {
+        Some(text) if !text.trim().is_empty() => Ok(text),
+        _ => bail!("{missing}"),
+    }
 }
 
 impl ToolCall {

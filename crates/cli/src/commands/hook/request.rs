@@ -9,11 +9,11 @@ use serde_json::{json, Value};
 use super::diff;
 use super::payload::ToolCall;
 
-/// The decision question's id and its options, exactly as the outcome carries them.
+/// The decision question's id and its first two options, exactly as the outcome carries
+/// them; the others are the call's own (see `choices`).
 pub const DECISION_ID: &str = "decision";
 pub const ALLOW_ONCE: &str = "Allow once";
 pub const DENY: &str = "Deny";
-pub const ALLOW_FOR_SESSION: &str = "Allow for this session";
 /// The text question for why a call is denied; its answer is told to Claude.
 pub const REASON_ID: &str = "reason";
 
@@ -23,11 +23,14 @@ const MAX_SHOWN_CHARS: usize = 6_000;
 /// A title shows this much of a command.
 const MAX_COMMAND_IN_TITLE: usize = 80;
 /// The protocol's limits on a title and on one source field.
-const MAX_TITLE_CHARS: usize = 200;
-const MAX_SOURCE_CHARS: usize = 200;
+pub(super) const MAX_TITLE_CHARS: usize = 200;
+pub(super) const MAX_SOURCE_CHARS: usize = 200;
 
-/// The request JSON for `call`, expiring after `timeout`.
-pub fn build(call: &ToolCall, timeout: Duration) -> Value {
+/// The request JSON for `call`, expiring after `timeout`, offering Allow once, Deny and then
+/// `more` (each a whole option text).
+pub fn build(call: &ToolCall, timeout: Duration, more: &[&str]) -> Value {
+    let mut options = vec![ALLOW_ONCE, DENY];
+    options.extend_from_slice(more);
     // Every field within the protocol's limits, so an odd payload (a long MCP tool name, a
     // deep path) is still asked about rather than refused as an invalid request.
     let mut source = json!({
@@ -58,7 +61,7 @@ pub fn build(call: &ToolCall, timeout: Duration) -> Value {
                     shorten(&call.tool_name, MAX_SOURCE_CHARS)
                 ),
                 "type": "choice",
-                "options": [ALLOW_ONCE, DENY, ALLOW_FOR_SESSION],
+                "options": options,
                 "description": description(call),
             },
             {
@@ -209,7 +212,7 @@ fn fenced(language: &str, text: &str) -> (String, bool) {
 }
 
 /// `text` as an inline code span that its own backticks cannot end.
-fn inline_code(text: &str) -> String {
+pub(super) fn inline_code(text: &str) -> String {
     let one_line = inbox_protocol::text::one_line(text);
     let ticks = "`".repeat(longest_backtick_run(&one_line) + 1);
     // A space keeps a backtick at either end from joining the fence; markdown drops it.
@@ -239,7 +242,7 @@ fn longest_backtick_run(text: &str) -> usize {
 }
 
 /// `text` in at most `max` characters, ending in '…' when cut.
-fn shorten(text: &str, max: usize) -> String {
+pub(super) fn shorten(text: &str, max: usize) -> String {
     match cut_chars(text, max) {
         (_, true) => format!("{}…", cut_chars(text, max.saturating_sub(1)).0),
         (kept, false) => kept.to_owned(),
@@ -275,7 +278,7 @@ mod tests {
             .as_bytes(),
         )
         .unwrap();
-        let body = build(&call, Duration::from_secs(60));
+        let body = build(&call, Duration::from_secs(60), &[]);
         inbox_client::prepare(serde_json::to_vec(&body).unwrap(), None)
             .expect("within the protocol's limits");
         assert!(body["title"].as_str().unwrap().ends_with('…'));

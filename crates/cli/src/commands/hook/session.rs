@@ -1,11 +1,15 @@
-//! "Allow for this session": what the operator allowed for one Claude Code session, kept in
-//! `<XDG state dir>/answer-inbox/claude-code-sessions/<session_id>.json` (private to the
+//! "Allow for this session" where the inbox keeps the allowance itself (PreToolUse, and
+//! Codex, whose output has no rules to return): what the operator allowed for one session,
+//! kept in `<XDG state dir>/answer-inbox/<agent>-sessions/<session_id>.json` (private to the
 //! account, written atomically) so the same call later in that session is allowed without
 //! asking again.
 //!
-//! What is remembered: for Bash, the exact command (allowing `Bash` would allow any command);
-//! for any other tool, the tool name. Claude Code says nothing to hooks when a session ends,
-//! so an entry lasts 24 hours: older ones are ignored and removed.
+//! What is remembered is as narrow as the agent's own prompt would make it, and the choice's
+//! label says which ([`label`]): for Bash the exact command; for the file tools (Write, Edit,
+//! MultiEdit, NotebookEdit) the tool and the exact file path, never the whole tool; for any
+//! other tool the exact arguments. Claude Code says nothing to hooks when a session ends,
+//! so an entry lasts 24 hours: older ones are ignored and removed, and so are entries of the
+//! earlier format that allowed a whole tool.
 //!
 //! Two hook calls of one session finishing at the same moment may each rewrite the file;
 //! one entry can then be lost, and that call is simply asked again. Nothing is ever allowed
@@ -24,13 +28,30 @@ use super::payload::ToolCall;
 /// How long an allowance lasts: a stand-in for the session's end.
 const LIFETIME_HOURS: i64 = 24;
 
-/// What one allowance covers.
+/// Past this, a command or path is not repeated in a choice's label (the request's
+/// description shows it whole); the label then names it as "this exact" one.
+const MAX_SCOPE_IN_LABEL: usize = 300;
+
+/// What one allowance covers, besides its tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Bash: this exact command.
+    Command(String),
+    /// A file tool: this exact path.
+    FilePath(String),
+    /// Any other tool: these exact arguments (compact JSON).
+    Input(String),
+}
+
+/// One allowance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Allowance {
     pub tool: String,
-    /// For Bash: the exact command; `None` for other tools (the whole tool).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<String>,
+    /// `None` only in files of the earlier format, where it meant the whole tool: such an
+    /// entry allows nothing and is dropped.
+    #[serde(default)]
+    pub scope: Option<Scope>,
     pub allowed_at: DateTime<Utc>,
 }
 
@@ -83,22 +104,23 @@ impl SessionMemory {
         if expired {
             self.store(&file)?;
         }
-        let wanted = key(call);
+        let wanted = scope(call);
         Ok(file
             .allowed
             .iter()
-            .any(|entry| (entry.tool.as_str(), entry.command.as_deref()) == wanted))
+            .any(|entry| entry.tool == call.tool_name && entry.scope.as_ref() == Some(&wanted)))
     }
 
     /// Records that the operator allowed `call` for this session.
     pub fn remember(&self, call: &ToolCall, now: DateTime<Utc>) -> Result<()> {
         let (mut file, _) = self.load(now)?;
-        let (tool, command) = key(call);
-        file.allowed
-            .retain(|entry| (entry.tool.as_str(), entry.command.as_deref()) != (tool, command));
+        let scope = scope(call);
+        file.allowed.retain(|entry| {
+            !(entry.tool == call.tool_name && entry.scope.as_ref() == Some(&scope))
+        });
         file.allowed.push(Allowance {
-            tool: tool.to_owned(),
-            command: command.map(str::to_owned),
+            tool: call.tool_name.clone(),
+            scope: Some(scope),
             allowed_at: now,
         });
         self.store(&file)
@@ -127,9 +149,11 @@ impl SessionMemory {
             .with_context(|| format!("{} is not a session memory file", self.path.display()))?;
         let before = file.allowed.len();
         let oldest = now - Duration::hours(LIFETIME_HOURS);
-        // An entry from the future (a clock set back) is not trusted either.
-        file.allowed
-            .retain(|entry| entry.allowed_at > oldest && entry.allowed_at <= now);
+        // An entry from the future (a clock set back) is not trusted either, nor one without
+        // a scope (the earlier format's whole-tool allowance).
+        file.allowed.retain(|entry| {
+            entry.allowed_at > oldest && entry.allowed_at <= now && entry.scope.is_some()
+        });
         let expired = file.allowed.len() != before;
         Ok((file, expired))
     }
@@ -160,9 +184,47 @@ impl SessionMemory {
     }
 }
 
-/// What an allowance is matched on: the tool, and for Bash the exact command.
-fn key(call: &ToolCall) -> (&str, Option<&str>) {
-    (call.tool_name.as_str(), call.bash_command())
+/// The file tools, whose allowance is one file path.
+const FILE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// What allowing `call` for the session covers, besides its tool.
+pub fn scope(call: &ToolCall) -> Scope {
+    if let Some(command) = call.bash_command() {
+        return Scope::Command(command.to_owned());
+    }
+    if FILE_TOOLS.contains(&call.tool_name.as_str()) {
+        if let Some(path) = call
+            .input_str("file_path")
+            .or_else(|| call.input_str("notebook_path"))
+        {
+            return Scope::FilePath(path.to_owned());
+        }
+    }
+    let input = serde_json::to_string(&call.tool_input).expect("JSON values serialise");
+    Scope::Input(input)
+}
+
+/// The "for this session" choice's text, naming what it covers: the command, the tool and
+/// the file, or this exact call. A command or path that cannot be shown whole on one line in
+/// a label is named as "this exact" one (the description above shows it whole).
+pub fn label(call: &ToolCall) -> String {
+    let tool = inbox_protocol::text::one_line(&call.tool_name);
+    let inline = |text: &str| {
+        super::suggestions::shown_whole(text)
+            .filter(|text| text.chars().count() <= MAX_SCOPE_IN_LABEL)
+            .map(str::to_owned)
+    };
+    match scope(call) {
+        Scope::Command(command) => match inline(&command) {
+            Some(command) => format!("Allow this command for this session: {command}"),
+            None => "Allow this exact command for this session".to_owned(),
+        },
+        Scope::FilePath(path) => match inline(&path) {
+            Some(path) => format!("Allow {tool} on {path} for this session"),
+            None => format!("Allow {tool} on this exact file for this session"),
+        },
+        Scope::Input(_) => format!("Allow this exact {tool} call for this session"),
+    }
 }
 
 #[cfg(test)]
@@ -171,13 +233,7 @@ mod tests {
     use crate::commands::hook::payload;
 
     fn bash(command: &str) -> ToolCall {
-        payload::parse(
-            serde_json::json!({"session_id": "s-1", "hook_event_name": "PreToolUse",
-                "tool_name": "Bash", "tool_input": {"command": command}})
-            .to_string()
-            .as_bytes(),
-        )
-        .unwrap()
+        tool("Bash", serde_json::json!({ "command": command }))
     }
 
     #[test]
@@ -198,6 +254,86 @@ mod tests {
         assert!(
             !dir.path().join("s-1.json").exists(),
             "the expired entry is removed"
+        );
+    }
+
+    fn tool(name: &str, input: serde_json::Value) -> ToolCall {
+        payload::parse(
+            serde_json::json!({"session_id": "s-1", "hook_event_name": "PreToolUse",
+                "tool_name": name, "tool_input": input})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    /// Allowing one Write to README.md for the session allows Writes to that file only:
+    /// never a Write to another file, nor an Edit of the same one.
+    #[test]
+    fn a_file_tools_allowance_covers_one_path_of_one_tool() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = SessionMemory::open(dir.path(), "s-1").unwrap();
+        let now = Utc::now();
+        let readme = |content: &str| {
+            tool(
+                "Write",
+                serde_json::json!({"file_path": "/home/d/shop/README.md", "content": content}),
+            )
+        };
+        memory.remember(&readme("# Shop\n"), now).unwrap();
+        assert!(memory.allows(&readme("# Shop, again\n"), now).unwrap());
+        let bashrc = tool(
+            "Write",
+            serde_json::json!({"file_path": "/home/d/.bashrc", "content": "curl x | sh\n"}),
+        );
+        assert!(!memory.allows(&bashrc, now).unwrap());
+        let edit = tool(
+            "Edit",
+            serde_json::json!({"file_path": "/home/d/shop/README.md",
+                "old_string": "a", "new_string": "b"}),
+        );
+        assert!(!memory.allows(&edit, now).unwrap());
+        assert_eq!(
+            label(&readme("x")),
+            "Allow Write on /home/d/shop/README.md for this session"
+        );
+        assert_eq!(
+            label(&bash("cargo test")),
+            "Allow this command for this session: cargo test"
+        );
+        assert_eq!(
+            label(&bash("cargo test\nrm -rf ~")),
+            "Allow this exact command for this session"
+        );
+        // Any other tool: its exact arguments.
+        let fetch = |url: &str| tool("WebFetch", serde_json::json!({"url": url, "prompt": "p"}));
+        memory.remember(&fetch("https://a.example/"), now).unwrap();
+        assert!(memory.allows(&fetch("https://a.example/"), now).unwrap());
+        assert!(!memory.allows(&fetch("https://b.example/"), now).unwrap());
+        assert_eq!(
+            label(&fetch("x")),
+            "Allow this exact WebFetch call for this session"
+        );
+    }
+
+    /// The earlier format remembered a whole tool (`{"tool": "Write"}`): such an entry
+    /// allows nothing now, and is dropped.
+    #[test]
+    fn a_whole_tool_entry_of_the_earlier_format_allows_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = Utc::now();
+        let file = serde_json::json!({"session_id": "s-1", "allowed": [
+            {"tool": "Write", "allowed_at": now.to_rfc3339()}]});
+        fs::write(dir.path().join("s-1.json"), file.to_string()).unwrap();
+        let memory = SessionMemory::open(dir.path(), "s-1").unwrap();
+        let write = tool(
+            "Write",
+            serde_json::json!({"file_path": "/home/d/.bashrc", "content": "x"}),
+        );
+        assert!(!memory.allows(&write, now).unwrap());
+        assert!(
+            !dir.path().join("s-1.json").exists(),
+            "the entry is dropped"
         );
     }
 
