@@ -594,3 +594,112 @@ fn a_permission_request_without_suggestions_offers_no_session_choice() {
     answer(&inbox, &id, &["--set", "decision=Deny"]);
     hook.wait_with_output().unwrap();
 }
+
+/// The Elicitation hook's output, parsed.
+fn elicitation(out: &Output) -> Value {
+    let value = printed(out);
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"], "Elicitation",
+        "{value}"
+    );
+    value["hookSpecificOutput"].clone()
+}
+
+/// An MCP server's form, put to the operator through Claude Code's Elicitation hook: the
+/// answers go back as the form's content, typed as its schema says; a decline declines.
+#[test]
+fn an_elicitation_form_is_answered_in_the_inbox() {
+    let inbox = Inbox::new();
+    let hook = start_hook(&inbox, &fixture("elicitation-form.json"), "60s");
+    let (id, request) = placed_request(&inbox);
+    assert_eq!(request["source"]["app"], "claude-code");
+    assert_eq!(request["source"]["tool"], "mcp:deploy");
+    assert!(
+        request["title"]
+            .as_str()
+            .is_some_and(|title| title.starts_with("deploy asks: Deploy shop 2.4.1")),
+        "{request}"
+    );
+    assert_eq!(
+        request["requestedSchema"]["required"],
+        json!(["environment", "replicas"])
+    );
+    answer(
+        &inbox,
+        &id,
+        &[
+            "--set",
+            "environment=staging",
+            "--set",
+            "replicas=3",
+            "--set",
+            "notify=false",
+        ],
+    );
+    let specific = elicitation(&hook.wait_with_output().unwrap());
+    assert_eq!(specific["action"], "accept");
+    assert_eq!(
+        specific["content"],
+        json!({"environment": "staging", "replicas": 3, "notify": false})
+    );
+
+    let hook = start_hook(&inbox, &fixture("elicitation-form.json"), "60s");
+    let open = || placed_ids(&inbox).into_iter().find(|other| *other != id);
+    eventually("the second request", || open().is_some());
+    answer(&inbox, &open().unwrap(), &["--decline", "not on a Friday"]);
+    let specific = elicitation(&hook.wait_with_output().unwrap());
+    assert_eq!(
+        specific,
+        json!({"hookEventName": "Elicitation", "action": "decline"})
+    );
+}
+
+/// No answer in time, URL mode, or a form the protocol cannot express: Claude Code's own
+/// dialog asks (nothing printed, exit 0). A payload that cannot be read exits 1.
+#[test]
+fn an_elicitation_the_inbox_cannot_answer_falls_back_to_claude_codes_dialog() {
+    let inbox = Inbox::new();
+    let out = run_hook(&inbox, &fixture("elicitation-form.json"), "1s");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "a timeout answers nothing");
+    let ids = placed_ids(&inbox);
+    assert_eq!(ids.len(), 1);
+    assert!(
+        inbox.spool().join("cancel").join(&ids[0]).exists(),
+        "withdrawn"
+    );
+
+    let form: Value = serde_json::from_slice(&fixture("elicitation-form.json")).unwrap();
+    let mut url = form.clone();
+    url["mode"] = json!("url");
+    url["url"] = json!("https://auth.example.com/login");
+    url.as_object_mut().unwrap().remove("requested_schema");
+    let mut nested = form.clone();
+    nested["requested_schema"]["properties"]["target"] =
+        json!({"type": "object", "properties": {"region": {"type": "string"}}});
+    for (case, payload) in [("URL mode", url), ("a nested object", nested)] {
+        let out = run_hook(&inbox, payload.to_string().as_bytes(), "60s");
+        assert_eq!(code(&out), 0, "{case}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{case}");
+        assert!(
+            stderr(&out).contains("Claude Code asks"),
+            "{case}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(
+        placed_ids(&inbox).len(),
+        1,
+        "neither was put to the operator"
+    );
+
+    let mut unreadable = form;
+    unreadable
+        .as_object_mut()
+        .unwrap()
+        .remove("mcp_server_name");
+    let out = run_hook(&inbox, unreadable.to_string().as_bytes(), "60s");
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("mcp_server_name"), "{}", stderr(&out));
+}

@@ -255,27 +255,35 @@ pub struct HookArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HookAgent {
-    /// Claude Code's PreToolUse or PermissionRequest hook: ask the operator whether a tool
-    /// call may run.
+    /// Claude Code's PreToolUse, PermissionRequest or Elicitation hook: ask the operator
+    /// whether a tool call may run, or to fill in an MCP server's form.
     #[command(
-        long_about = "Claude Code's PreToolUse or PermissionRequest hook: ask the \
-    operator whether a tool call may run.\n\n\
+        long_about = "Claude Code's PreToolUse, PermissionRequest or Elicitation hook: ask \
+    the operator whether a tool call may run, or to fill in an MCP server's form.\n\n\
     Reads the hook input (JSON) on standard input and places a request: what the agent wants \
     to do (a Bash command, an Edit's diff, a Write's content, other tools' arguments), with \
-    the choices Allow once, Deny (with a reason for Claude) and Allow for this session. Then \
-    waits up to --timeout and prints the decision JSON Claude Code reads.\n\n\
-    Allow for this session remembers the exact command (Bash) or the tool (others) for that \
-    session, for 24 hours, in <XDG state dir>/answer-inbox/claude-code-sessions/. Declining \
-    the request denies the call with the decline reason. A timeout, an expired request or any \
-    error falls back to Claude Code's own prompt, never to allow. Input that is not a \
-    PreToolUse or PermissionRequest payload prints nothing and exits 1 (Claude Code asks as \
-    usual).\n\n\
+    the choices Allow once, Deny (with a reason for Claude) and more. Then waits up to \
+    --timeout and prints the decision JSON Claude Code reads.\n\n\
+    PermissionRequest: the more are Claude Code's own permission_suggestions, worded as its \
+    dialog words them with the exact rule (\"Yes, and don't ask again for: npm test *\"), a \
+    rule saved to a settings file also for this session only; the one chosen is returned as \
+    updatedPermissions. PreToolUse: one \"for this session\" choice that names what it \
+    covers (the exact Bash command, the tool on one file path for Write and Edit, the exact \
+    arguments of other tools), kept for that session, at most 24 hours, in \
+    <XDG state dir>/answer-inbox/claude-code-sessions/.\n\n\
+    Elicitation: the MCP server's form (its requested_schema) is asked field by field; the \
+    answers are returned as the form's content (accept), a decline as decline. URL mode or a \
+    schema the inbox cannot express prints nothing, and Claude Code shows its own dialog.\n\n\
+    Declining the request denies the call with the decline reason. A timeout, an expired \
+    request or any error falls back to Claude Code's own prompt, never to allow. Input that \
+    is not a PreToolUse, PermissionRequest or Elicitation payload prints nothing and exits 1 \
+    (Claude Code asks as usual).\n\n\
     Set it up in ~/.claude/settings.json (examples/claude-code/settings.json). As a \
     PermissionRequest hook it is asked only when Claude Code would show its own dialog:\n  \
     {\"hooks\": {\"PermissionRequest\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \
     \"command\", \"command\": \"answer-inbox hook claude-code\", \"timeout\": 660}]}]}}\n\
-    Give the hook a `timeout` (seconds) longer than --timeout, or Claude Code stops waiting \
-    first."
+    The same entry under \"Elicitation\" answers MCP forms. Give the hook a `timeout` \
+    (seconds) longer than --timeout, or Claude Code stops waiting first."
     )]
     ClaudeCode(AgentHookArgs),
     /// Codex's PermissionRequest hook: ask the operator whether a command Codex wants
@@ -285,7 +293,8 @@ pub enum HookAgent {
     Codex wants approved may run (Codex 0.124 or later: hooks on by default). Codex's hooks \
     take Claude Code's input fields and, for PermissionRequest, its decision output, so this \
     behaves as `hook claude-code` does: Allow once, Deny (with a reason Codex is told), Allow \
-    for this session (<XDG state dir>/answer-inbox/codex-sessions/). A timeout, an expired \
+    this exact command (or file, or call) for this session \
+    (<XDG state dir>/answer-inbox/codex-sessions/). A timeout, an expired \
     request or any error prints nothing, and Codex shows its own approval prompt. Codex's \
     PreToolUse hook can only block, so it is refused here.\n\n\
     In ~/.codex/config.toml (examples/codex/config.toml):\n  \

@@ -1,6 +1,7 @@
 //! `hook claude-code`: Claude Code's permission hook. Claude Code runs it before a tool call
-//! (PreToolUse) or when it would show its permission dialog (PermissionRequest); it asks the
-//! operator through the inbox and prints the decision.
+//! (PreToolUse), when it would show its permission dialog (PermissionRequest), or when an MCP
+//! server asks the user to fill in a form (Elicitation, see `hook/elicitation.rs`); it asks
+//! the operator through the inbox and prints the answer.
 //!
 //! # What Claude Code sends and expects
 //!
@@ -48,6 +49,7 @@
 mod choices;
 mod decision;
 mod diff;
+mod elicitation;
 mod payload;
 mod request;
 mod session;
@@ -65,7 +67,7 @@ use crate::{exit, output};
 
 use choices::{Choice, Extra};
 use decision::Decision;
-use payload::{Agent, ToolCall};
+use payload::{Agent, Payload, ToolCall};
 use session::SessionMemory;
 use wait::Waited;
 
@@ -90,7 +92,10 @@ fn answer_hook(locations: &LocationArgs, args: &AgentHookArgs, agent: Agent) -> 
         anyhow::bail!("the hook input is larger than {MAX_INPUT_BYTES} bytes; not asking");
     }
     // Bad input is an error: exit 1, nothing on standard output, Claude Code asks itself.
-    let call = payload::parse_for(agent, &input)?;
+    let call = match payload::parse_for(agent, &input)? {
+        Payload::Tool(call) => call,
+        Payload::Elicitation(form) => return elicitation::answer(locations, args, &form),
+    };
     let memory = SessionMemory::open(&SessionMemory::default_root(agent)?, &call.session_id)?;
 
     let decision = decide(locations, args, &call, &memory);

@@ -3,18 +3,21 @@
 //! than guessed at.
 //!
 //! The contract relied on: Claude Code's hooks reference, <https://code.claude.com/docs/en/hooks>
-//! ("PermissionRequest input", "Permission update entries"), read on
+//! ("PermissionRequest input", "Permission update entries", "Elicitation input"), read on
 //! 2026-12-05 through the mirror github.com/thevibeworks/claude-code-docs
 //! (content/en/docs/claude-code/hooks.md, snapshot of 2026-08-22). PermissionRequest carries
 //! an optional `permission_suggestions` array (the dialog's "always allow" options, entries
-//! of the same shape `updatedPermissions` takes).
+//! of the same shape `updatedPermissions` takes); Elicitation carries `mcp_server_name`,
+//! `message` and optional `mode` (`form` or `url`), `url`, `elicitation_id` and
+//! `requested_schema` besides the common fields.
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The tool-call events this command answers. Both are about one tool call waiting for a
-/// permission; every other event is refused, as it expects different output.
+/// permission; Elicitation is read into its own type ([`Form`]); every
+/// other event is refused, as it expects different output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookEvent {
     PreToolUse,
@@ -75,8 +78,48 @@ pub struct ToolCall {
     pub suggestions: Vec<Value>,
 }
 
-/// The fields as written; unknown ones (transcript_path, tool_use_id, ...) are ignored, so
-/// newer Claude Code versions still work.
+/// One Elicitation payload.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub session_id: String,
+    pub cwd: Option<String>,
+    pub server: String,
+    pub message: String,
+    /// `form` when not given.
+    pub mode: String,
+    pub requested_schema: Option<Value>,
+}
+
+impl Form {
+    fn read(raw: Raw) -> Result<Form> {
+        let session_id = given(raw.session_id, "the hook input has no session_id")?;
+        let server = given(
+            raw.mcp_server_name,
+            "the Elicitation input has no mcp_server_name",
+        )?;
+        let Some(message) = raw.message else {
+            bail!("the Elicitation input has no message");
+        };
+        Ok(Form {
+            session_id,
+            cwd: raw.cwd.filter(|cwd| !cwd.is_empty()),
+            server,
+            message,
+            mode: raw.mode.unwrap_or_else(|| "form".to_owned()),
+            requested_schema: raw.requested_schema,
+        })
+    }
+}
+
+/// What a hook payload asks about.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    Tool(ToolCall),
+    Elicitation(Form),
+}
+
+/// The fields as written; unknown ones (transcript_path, tool_use_id, an elicitation's url
+/// and elicitation_id, ...) are ignored, so newer Claude Code versions still work.
 #[derive(Deserialize)]
 struct Raw {
     hook_event_name: Option<String>,
@@ -86,16 +129,23 @@ struct Raw {
     tool_input: Option<Value>,
     permission_mode: Option<String>,
     permission_suggestions: Option<Value>,
+    mcp_server_name: Option<String>,
+    message: Option<String>,
+    mode: Option<String>,
+    requested_schema: Option<Value>,
 }
 
 /// Reads a Claude Code tool-call payload, or says what is wrong with it.
 #[cfg(test)]
 pub fn parse(bytes: &[u8]) -> Result<ToolCall> {
-    parse_for(Agent::ClaudeCode, bytes)
+    match parse_for(Agent::ClaudeCode, bytes)? {
+        Payload::Tool(call) => Ok(call),
+        Payload::Elicitation(_) => bail!("an Elicitation payload, not a tool call"),
+    }
 }
 
 /// Reads `agent`'s hook payload, or says what is wrong with it.
-pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
+pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<Payload> {
     let raw: Raw = serde_json::from_slice(bytes).with_context(|| {
         format!(
             "the hook input on standard input is not a JSON object of {}'s hook fields",
@@ -103,6 +153,9 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         )
     })?;
     let event = match raw.hook_event_name.as_deref() {
+        Some("Elicitation") if agent == Agent::ClaudeCode => {
+            return Form::read(raw).map(Payload::Elicitation)
+        }
         // Codex's PreToolUse hook can only block a call, not allow one: its approvals go
         // through PermissionRequest.
         Some("PreToolUse") if agent == Agent::Codex => bail!(
@@ -112,8 +165,9 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         Some("PreToolUse") => HookEvent::PreToolUse,
         Some("PermissionRequest") => HookEvent::PermissionRequest,
         Some(other) => bail!(
-            "hook_event_name \"{}\" is not one this command answers (PreToolUse or \
-             PermissionRequest); configure it only for those events",
+            "hook_event_name \"{}\" is not one this command answers (PreToolUse, \
+             PermissionRequest, and for Claude Code Elicitation); configure it only for those \
+             events",
             inbox_protocol::text::one_line(other)
         ),
         None => bail!("the hook input has no hook_event_name"),
@@ -134,7 +188,7 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         (Agent::ClaudeCode, HookEvent::PermissionRequest, Some(Value::Array(list))) => list,
         _ => Vec::new(),
     };
-    Ok(ToolCall {
+    Ok(Payload::Tool(ToolCall {
         agent,
         event,
         session_id,
@@ -143,7 +197,7 @@ pub fn parse_for(agent: Agent, bytes: &[u8]) -> Result<ToolCall> {
         tool_input,
         permission_mode: raw.permission_mode,
         suggestions,
-    })
+    }))
 }
 
 /// A text field that is there and not blank, or `missing` as the error.
