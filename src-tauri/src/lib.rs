@@ -117,7 +117,7 @@ fn setup(app: &AppHandle, at_login: bool) -> Result<(), String> {
     let web_feed = feed.clone();
     let hooks = ShellHooks {
         emit: Arc::new(move |event: UiEvent| {
-            if let UiEvent::Changed { pending } = &event {
+            if let UiEvent::Changed { pending, .. } = &event {
                 update_tray(&emit_handle, *pending);
             }
             let _ = emit_handle.emit("inbox", &event);

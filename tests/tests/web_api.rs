@@ -743,7 +743,10 @@ fn a_paired_page_hears_a_new_request_on_the_event_stream() {
                     assert_eq!(event.as_deref(), Some("inbox"), "{seen:#?}");
                     let data: Value = serde_json::from_str(data)
                         .unwrap_or_else(|e| panic!("the data is not JSON ({e}): {data}"));
-                    if data == json!({"kind": "changed", "pending": 1}) {
+                    // The change carries the new request's row for the page to patch in.
+                    let row = &data["delta"]["rows"][0];
+                    if data["kind"] == "changed" && data["pending"] == 1 && row["id"] == "deploy-1"
+                    {
                         break;
                     }
                 }

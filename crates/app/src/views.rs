@@ -50,7 +50,7 @@ fn description_html(markdown: &str) -> String {
 }
 
 /// Who is asking.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct SourceView {
     pub app: Option<String>,
     pub run: Option<String>,
@@ -65,7 +65,7 @@ pub struct SourceView {
 }
 
 /// One row of the Pending or History list.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct RowView {
     pub id: String,
     /// `pending`, `cancelled`, or the outcome status.
@@ -102,7 +102,7 @@ pub struct RowView {
 }
 
 /// What the operator's policy made of a pending request (the engine's `Judgement`).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct JudgementView {
     /// The name of the rule that matched.
     pub rule: String,
@@ -121,7 +121,7 @@ pub struct JudgementView {
 }
 
 /// A timed step the policy will take unless a person answers first.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct NextStepView {
     /// RFC 3339.
     pub at: String,
@@ -425,8 +425,15 @@ pub struct StatusView {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UiEvent {
-    /// The lists changed; fetch them again.
-    Changed { pending: u32 },
+    /// The lists changed. `pending` counts the Pending list as it stands now. `delta` says
+    /// exactly how the Pending list changed, so a window showing it patches its copy; null
+    /// (the refetch form, [`UiEvent::refetch`]) when too much changed or it is not known
+    /// exactly what did: then every list shown is fetched again. Either way the other lists
+    /// (History, Problems) may have changed too.
+    Changed {
+        pending: u32,
+        delta: Option<PendingDelta>,
+    },
     /// A request got its outcome, from anywhere.
     Settled {
         id: String,
@@ -448,6 +455,34 @@ pub enum UiEvent {
     /// The window's close button was pressed where no tray can bring the window back: the
     /// window says, this once, that closing quits the app (`inbox_desk::closing`).
     ClosingQuits,
+}
+
+impl UiEvent {
+    /// "The lists changed, fetch them again": the `changed` event without a delta, for when
+    /// what changed is not known exactly (a start, a new policy, a page that fell behind).
+    pub fn refetch(pending: u32) -> UiEvent {
+        UiEvent::Changed {
+            pending,
+            delta: None,
+        }
+    }
+}
+
+/// How the Pending list changed, request by request: what a window showing it needs to
+/// patch its copy instead of fetching the whole list again.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct PendingDelta {
+    /// Requests now in the Pending list that arrived (placed, back from a snooze) or
+    /// changed (held, blocked, escalated, an answer waiting for the spool), each exactly as
+    /// `list_pending` returns it. A window puts each in the list's order (most urgent
+    /// first, then oldest first), replacing its row of the same id.
+    pub rows: Vec<RowView>,
+    /// Requests no longer in the Pending list (settled, withdrawn, rejected, snoozed), or
+    /// never in it: a window drops the rows with these ids, if it has them.
+    pub gone: Vec<String>,
+    /// The Snoozed list changed too: a request was snoozed, came back, or changed while
+    /// snoozed. (One settled while snoozed is in `gone`.)
+    pub snoozed: bool,
 }
 
 fn rfc3339(at: DateTime<Utc>) -> String {

@@ -341,7 +341,7 @@ impl Desk {
     /// Tells the window (and the tray, through the shell) that the lists changed.
     fn changed(&self) {
         if let Ok(pending) = self.inbox().pending_count() {
-            (self.hooks.emit)(UiEvent::Changed { pending });
+            (self.hooks.emit)(UiEvent::refetch(pending));
         }
     }
 }

@@ -923,3 +923,149 @@ fn a_broken_policy_is_reported_until_a_good_one_is_saved() {
     });
     assert_eq!(fx.desk.status().unwrap().policy_trouble, None);
 }
+
+impl Fixture {
+    /// The deltas of the `changed` events so far, in order (None: the refetch form).
+    fn deltas(&self) -> Vec<Option<PendingDelta>> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|event| match event {
+                UiEvent::Changed { delta, .. } => Some(delta.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Waits until a window's copy of the Pending list, kept by the deltas of the `changed`
+    /// events alone, holds exactly what `list_pending` holds, row for row (the order is the
+    /// window's business, see ui/src/lib/pending.ts); returns it. The first event is the
+    /// start's refetch form, when the inbox was empty; any other refetch form fails.
+    fn window_copy_agrees(&self) -> Vec<RowView> {
+        eventually("the window's copy to hold what list_pending holds", || {
+            let mut copy = std::collections::BTreeMap::new();
+            for (n, delta) in self.deltas().into_iter().enumerate() {
+                let Some(delta) = delta else {
+                    assert_eq!(n, 0, "a refetch form: {:#?}", self.deltas());
+                    continue;
+                };
+                for id in &delta.gone {
+                    copy.remove(id);
+                }
+                for row in delta.rows {
+                    copy.insert(row.id.clone(), row);
+                }
+            }
+            let listed: std::collections::BTreeMap<String, RowView> = self
+                .desk
+                .inbox()
+                .pending()
+                .unwrap()
+                .into_iter()
+                .map(|row| (row.id.clone(), row))
+                .collect();
+            (copy == listed).then(|| listed.into_values().collect())
+        })
+    }
+}
+
+/// The window patches its Pending list with what each `changed` event carries: a request
+/// placed arrives as the very row `list_pending` returns for it (its policy judgement too),
+/// one answered or snoozed leaves by its id, one back from its snooze arrives again, and the
+/// count is the list's.
+#[test]
+fn the_pending_list_is_kept_by_what_each_change_carries() {
+    let fx = start();
+    // The loop's start, on an empty inbox, is the refetch form.
+    eventually("the start", || (!fx.deltas().is_empty()).then_some(()));
+    assert_eq!(fx.deltas(), [None]);
+    assert!(fx.desk.inbox().pending().unwrap().is_empty());
+    fx.place("rel-42", batch());
+    fx.place(
+        "later",
+        json!({"title": "Later", "questions": [{"type": "confirm", "question": "Now?"}]}),
+    );
+    let placed = fx.wait_pending("rel-42");
+    fx.wait_pending("later");
+    let copy = fx.window_copy_agrees();
+    assert_eq!(copy.len(), 2);
+    assert!(copy.iter().all(|row| row.judgement.is_some()), "{copy:#?}");
+    let counted =
+        |fx: &Fixture| match fx
+            .events
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                UiEvent::Changed { pending, .. } => Some(*pending),
+                _ => None,
+            }) {
+            Some(pending) => pending,
+            None => panic!("no changed event"),
+        };
+    assert_eq!(counted(&fx), 2, "{:#?}", fx.events.lock().unwrap());
+    assert_eq!(placed.title, "Release 4.2");
+
+    let given = answers(&[
+        ("q1", json!(true)),
+        ("q2", json!("eu")),
+        ("q3", json!("OPS-7")),
+    ]);
+    fx.answer("rel-42", &given).unwrap();
+    let copy = fx.window_copy_agrees();
+    assert_eq!(copy.len(), 1);
+    let gone = |fx: &Fixture, id: &str| {
+        fx.deltas()
+            .iter()
+            .flatten()
+            .filter(|delta| delta.gone.iter().any(|gone| gone == id))
+            .count()
+    };
+    assert_eq!(gone(&fx, "rel-42"), 1, "{:#?}", fx.deltas());
+    assert_eq!(counted(&fx), 1);
+
+    fx.desk.inbox().snooze("later", "1h").unwrap();
+    assert!(fx.window_copy_agrees().is_empty());
+    let last = fx.deltas().pop().flatten().expect("a delta");
+    assert_eq!(last.gone, ["later"]);
+    assert!(last.snoozed, "the Snoozed list changed: {last:?}");
+
+    fx.desk.inbox().unsnooze("later").unwrap();
+    let copy = fx.window_copy_agrees();
+    assert_eq!(copy.len(), 1);
+    let last = fx.deltas().pop().flatten().expect("a delta");
+    assert_eq!(last.rows.len(), 1);
+    assert_eq!(last.rows[0], copy[0]);
+    assert!(last.snoozed);
+}
+
+/// Requests of the same priority placed in the same millisecond are listed newest first,
+/// which is where the window puts a new row among those it ties with
+/// (`applyDelta` in ui/src/lib/pending.ts).
+#[test]
+fn requests_that_tie_are_listed_newest_first() {
+    let fx = start();
+    let body = |title: &str| json!({"title": title, "questions": [{"type": "confirm", "question": "Now?"}]});
+    fx.place("first", body("First"));
+    fx.wait_pending("first");
+    let placed = std::fs::metadata(fx.spool.join("questions/first.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let tmp = fx.spool.join("tmp/second.json");
+    std::fs::write(&tmp, serde_json::to_vec(&body("Second")).unwrap()).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&tmp)
+        .unwrap()
+        .set_modified(placed)
+        .unwrap();
+    std::fs::rename(&tmp, fx.spool.join("questions/second.json")).unwrap();
+    fx.wait_pending("second");
+    let listed = fx.desk.inbox().pending().unwrap();
+    assert_eq!(listed[0].placed_at, listed[1].placed_at, "{listed:#?}");
+    let ids: Vec<&str> = listed.iter().map(|row| row.id.as_str()).collect();
+    assert_eq!(ids, ["second", "first"]);
+}

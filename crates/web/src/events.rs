@@ -2,8 +2,9 @@
 //! fanned out to every connected page as server-sent events.
 //!
 //! A page that falls behind (its connection too slow for a burst) is not given a partial
-//! story: it gets one `changed`, which makes it fetch the lists again. A device revoked
-//! while its page is open loses its stream at the next keep-alive.
+//! story: it gets one `changed` in its refetch form (no delta), which makes it fetch the
+//! lists again. A device revoked while its page is open loses its stream at the next
+//! keep-alive.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -78,9 +79,10 @@ pub(crate) fn stream(
                 let event = tokio::select! {
                     received = events.recv() => match received {
                         Ok(event) => Some(event),
-                        // Fell behind: one refresh stands for everything missed.
+                        // Fell behind: one refresh stands for everything missed. The
+                        // refetch form: the deltas missed cannot be patched in.
                         Err(broadcast::error::RecvError::Lagged(_)) => {
-                            Some(UiEvent::Changed { pending: pending() })
+                            Some(UiEvent::refetch(pending()))
                         }
                         Err(broadcast::error::RecvError::Closed) => return None,
                     },
@@ -96,9 +98,12 @@ pub(crate) fn stream(
                     break event;
                 }
             };
+            // An event that cannot be written (it never happens) must not be a change the
+            // page misses: the refetch form stands for it.
             let data = Event::default()
                 .event("inbox")
                 .json_data(&event)
+                .or_else(|_| Event::default().event("inbox").json_data(UiEvent::refetch(pending())))
                 .unwrap_or_else(|_| Event::default().event("inbox").data("{}"));
             Some((Ok(data), (events, still_valid, pending, checked)))
         },

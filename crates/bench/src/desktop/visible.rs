@@ -6,16 +6,18 @@
 //! the document: whenever the DOM changes, it looks at the Pending list's rows and notes
 //! `Date.now()` the first time a row titled `Visible probe <id>` is there, and again in the
 //! animation frame after (the frame that paints it). The same script also notes, for the
-//! diagnosis, when the window hears the app's `inbox` event (`changed`) and when each
-//! `list_pending` call it then makes starts and returns (Tauri's `invoke`, wrapped).
+//! diagnosis, when the window hears the app's `inbox` event (`changed`), whether that event
+//! carried the row (its delta) or asked for a refetch, and when each `list_pending` call the
+//! window makes starts and returns (Tauri's `invoke`, wrapped). Since the window patches its
+//! Pending list with the delta, a probe normally makes no `list_pending` call at all.
 //!
 //! Each probe is a `critical` request (so it sorts to the top of the list, in view),
 //! written in `tmp/` and renamed into `questions/`; the clock starts just before the rename,
 //! on the wall clock (`SystemTime`, epoch ms), which is what `Date.now()` in the page reads:
 //! both sides use the same clock, at 1 ms resolution in the page. The benchmark then waits
-//! (one `execute_async` per probe, no polling) for the page to report the row, writes an
-//! outcome for the probe so that it leaves the list again, waits until its row is gone, and
-//! pauses, so every probe meets an idle app and the same list. Between two probes, the same
+//! (one `execute_async` per probe, no polling) for the page to report the row, withdraws the
+//! probe (its cancel tombstone, as its asker would) so that it leaves the list again, waits
+//! until its row is gone, and pauses, so every probe meets an idle app and the same list. Between two probes, the same
 //! request is renamed into an engine loop in this process and timed until `Event::Ingested`
 //! (benchmark 1's engine side), interleaved probe by probe.
 //!
@@ -52,6 +54,8 @@ struct Probe {
     frame: Option<f64>,
     /// The window heard the `changed` event.
     changed: Option<f64>,
+    /// That event carried a delta (the window patches its list instead of fetching it).
+    delta: Option<bool>,
     /// The `list_pending` call made after it started...
     fetch_start: Option<f64>,
     /// ...and returned its rows.
@@ -119,6 +123,13 @@ pub fn run(bench: &DesktopBench, probes: usize, n: usize) -> anyhow::Result<()> 
                 ),
                 row(
                     format!(
+                        "(diagnosis) {pending} pending: `changed` heard → row in the DOM \
+                         (the UI's patch and render)"
+                    ),
+                    series(&|p: &Probe| Some(p.dom - p.changed?)),
+                ),
+                row(
+                    format!(
                         "(diagnosis) {pending} pending: rename → the window's `list_pending` \
                          call returned"
                     ),
@@ -151,6 +162,17 @@ pub fn run(bench: &DesktopBench, probes: usize, n: usize) -> anyhow::Result<()> 
         }
     }
     table(&["measure", "probes", "p50", "p95", "max"], &rows);
+    for (pending, samples) in &results {
+        let deltas = samples.iter().filter(|p| p.delta == Some(true)).count();
+        let fetches = samples.iter().filter(|p| p.fetch_start.is_some()).count();
+        println!(
+            "- {} pending: the first `changed` after the rename carried a delta in {deltas} of \
+             {} probes; the window called `list_pending` after the rename in {fetches}.",
+            thousands(*pending as f64),
+            samples.len()
+        );
+    }
+    println!();
     table(&["target", "measured", "verdict"], &verdicts);
     Ok(())
 }
@@ -241,13 +263,16 @@ async fn probe_all(
             dom: after("dom").unwrap_or_default(),
             frame: after("frame"),
             changed: after("changed"),
+            delta: seen["delta"].as_bool(),
             fetch_start: after("fetch_start"),
             fetch_end: after("fetch_end"),
             ingest: Duration::ZERO,
         };
 
-        // The probe leaves the list again: the operator's outcome, as any writer places it.
-        spool.write_outcome(&id, &fixtures::answered_outcome(&id))?;
+        // The probe leaves the list again: its asker withdraws it. (An outcome written here
+        // would not do: it names no version of the request and no account that owns it,
+        // and the inbox blocks a request with an outcome it cannot trust.)
+        spool.place_tombstone(&id, "benchmark probe measured")?;
         let gone = client.execute_async(WAIT_GONE, vec![json!(title)]).await?;
         anyhow::ensure!(gone == json!(true), "probe {id} stayed in the list: {gone}");
         close_bubbles(bench);
@@ -279,7 +304,7 @@ fn close_bubbles(bench: &DesktopBench) {
 /// `list_pending` call. Returns true.
 const INSTALL: &str = r#"
     if (window.__bench) return true;
-    const bench = { seen: {}, gone: {}, changed: [], fetches: [], waiters: [] };
+    const bench = { seen: {}, gone: {}, changed: [], deltas: [], fetches: [], waiters: [] };
     window.__bench = bench;
     const titles = () => Array.from(
         document.querySelectorAll('[data-testid=pending-list] [data-testid=row] .title'),
@@ -336,6 +361,7 @@ const INSTALL: &str = r#"
         const handler = internals.transformCallback((event) => {
             if (event && event.payload && event.payload.kind === 'changed') {
                 bench.changed.push(Date.now());
+                bench.deltas.push(event.payload.delta != null);
             }
         });
         invoke('plugin:event|listen', { event: 'inbox', target: { kind: 'Any' }, handler })
@@ -348,14 +374,15 @@ const INSTALL: &str = r#"
 "#;
 
 /// Waits (up to 10 s) until the row titled `arguments[0]` has been seen; returns its times,
-/// with the first `changed` event and the first `list_pending` call after `arguments[1]`
-/// (the placement, epoch ms) for the diagnosis.
+/// with the first `changed` event (and whether it carried a delta) and the first
+/// `list_pending` call after `arguments[1]` (the placement, epoch ms) for the diagnosis.
 const WAIT_SEEN: &str = r#"
     const [title, placed, done] = arguments;
     const bench = window.__bench;
     const finish = () => {
         const record = bench.seen[title];
         const after = (list) => list.find((at) => at >= placed - 1);
+        const heard = bench.changed.findIndex((at) => at >= placed - 1);
         let fetch = bench.fetches.find((f) => f.start >= placed - 1 && f.end !== null);
         if (!fetch) {
             // Tauri's IPC is a fetch of ipc://localhost/<command>: its resource timing.
@@ -369,6 +396,7 @@ const WAIT_SEEN: &str = r#"
             dom: record.dom,
             frame: record.frame,
             changed: after(bench.changed) ?? null,
+            delta: heard === -1 ? null : bench.deltas[heard],
             fetch_start: fetch ? fetch.start : null,
             fetch_end: fetch ? fetch.end : null,
         });

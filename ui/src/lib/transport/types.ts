@@ -26,8 +26,10 @@ export type IpcError = Omit<RustIpcError, 'code'> & { code: IpcErrorCode };
  * - `disconnected`: the stream broke; until `reconnected`, changes are not heard of.
  * - `reconnected`: the stream is back; anything may have changed meanwhile, so everything
  *   shown must be fetched again (events missed while it was down are not replayed).
+ * - `missed`: the stream carried an event this page could not read: whatever it said (a
+ *   `changed` may carry rows to patch in) must be fetched instead.
  */
-export type InboxEvent = UiEvent | { kind: 'disconnected' } | { kind: 'reconnected' };
+export type InboxEvent = UiEvent | { kind: 'disconnected' } | { kind: 'reconnected' } | { kind: 'missed' };
 
 export interface Transport {
   /** Runs a command with its arguments object; resolves to its JSON result. */

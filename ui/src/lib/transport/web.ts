@@ -162,8 +162,9 @@ export function createWebTransport(deps: WebDeps): WebTransport {
       current.addEventListener('inbox', (event) => {
         if (!live()) return;
         const parsed = parseUiEvent((event as MessageEvent).data);
-        // A message this page cannot read is dropped: the next `changed` refetches anyway.
-        if (parsed) handler(parsed);
+        // A message this page cannot read may have been a change to patch in: the page is
+        // told it missed one, and fetches what it shows instead.
+        handler(parsed ?? { kind: 'missed' });
       });
       current.addEventListener('error', () => {
         if (!live()) return;
