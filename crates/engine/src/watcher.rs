@@ -27,7 +27,7 @@ use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::command::Command;
-use crate::engine::{Engine, Wake};
+use crate::engine::{Completeness, Engine, Wake};
 use crate::event::Event;
 use crate::results::EngineError;
 use inbox_spool::faults;
@@ -91,28 +91,6 @@ const READ_ERROR_PAUSE: Duration = Duration::from_millis(200);
 /// harness (crates/harness/src/overflow.rs) looks for these words.
 pub const OVERFLOW_REASON: &str =
     "the watcher asked for a rescan (the kernel's inotify queue overflowed)";
-
-/// Whether a watcher delivers an event for every change it watches for, or else reports the
-/// loss as a [`Hint::Rescan`]. True while every inotify watch on the spool holds; false for
-/// the poll watcher, and from the moment a watch ends without being asked to (its
-/// directory deleted, moved or unmounted) or a read fails. The engine may rely on it to skip
-/// work that only a missed event would need.
-#[derive(Debug, Clone, Default)]
-pub struct Completeness(Arc<AtomicBool>);
-
-impl Completeness {
-    fn new(complete: bool) -> Completeness {
-        Completeness(Arc::new(AtomicBool::new(complete)))
-    }
-
-    pub fn holds(&self) -> bool {
-        self.0.load(Ordering::Acquire)
-    }
-
-    fn lost(&self) {
-        self.0.store(false, Ordering::Release);
-    }
-}
 
 /// The spool's watch, by inotify or by polling; dropping it stops watching.
 pub struct SpoolWatcher {
@@ -187,6 +165,8 @@ struct InotifyWatch {
     descriptors: Vec<WatchDescriptor>,
     stop: Arc<AtomicBool>,
     reader: Option<JoinHandle<()>>,
+    /// Lost when the watch is dropped: nothing is watched any more.
+    completeness: Completeness,
     /// Keeps the loop's channel open for as long as the watch is kept, even after the
     /// reader ended because every watch did: the loop ends when its hints' senders are gone.
     _hints: Sender<Hint>,
@@ -215,7 +195,7 @@ impl InotifyWatch {
             dir_of,
             hints: hints.clone(),
             stop: stop.clone(),
-            completeness,
+            completeness: completeness.clone(),
         };
         let reader = std::thread::Builder::new()
             .name("spool-watcher".into())
@@ -226,6 +206,7 @@ impl InotifyWatch {
             descriptors,
             stop,
             reader: Some(reader),
+            completeness,
             _hints: hints,
         })
     }
@@ -235,6 +216,7 @@ impl Drop for InotifyWatch {
     /// Removes the watches, which wakes the reader (each removal queues an `IN_IGNORED`;
     /// a watch the kernel already ended queued one then), and waits for it to end.
     fn drop(&mut self) {
+        self.completeness.lost();
         self.stop.store(true, Ordering::Release);
         for descriptor in self.descriptors.drain(..) {
             let _ = self.watches.remove(descriptor);
@@ -363,7 +345,8 @@ pub fn run_with_commands(
 ) -> Result<(), EngineError> {
     let (hint_tx, hints) = crossbeam_channel::unbounded();
     // Watch before the first scan, so a file placed during the scan is not missed.
-    let _watcher = watch_spool(engine.spool(), options, hint_tx)?;
+    let watcher = watch_spool(engine.spool(), options, hint_tx)?;
+    engine.rely_on_events(watcher.completeness());
     let mut trouble = Trouble::default();
     while let Err(error) = engine.turn(Wake::Start) {
         if !trouble.wait_out(engine, &error, shutdown) {

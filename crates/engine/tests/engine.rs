@@ -161,7 +161,12 @@ fn the_notifier_takes_back_what_left_the_pending_list() {
     let (mut other, _) = fx.engine();
     other.sync().unwrap();
     other
-        .answer("elsewhere", &answers(json!({"go": false})), None, Surface::Cli)
+        .answer(
+            "elsewhere",
+            &answers(json!({"go": false})),
+            None,
+            Surface::Cli,
+        )
         .unwrap();
     engine.turn(Wake::Rescan).unwrap();
     let mut gone = withdrawn.0.lock().unwrap().clone();
@@ -568,6 +573,59 @@ fn the_loop_expires_requests_on_time() {
     );
     stop.send(()).unwrap();
     handle.join().unwrap();
+}
+
+/// The loop skips looking for an outcome or tombstone when a request's event comes, unless
+/// one was seen before the request: then no later event reports it, and without the look
+/// the request would wait for the next full scan (an hour away here).
+#[test]
+fn the_loop_settles_a_request_whose_outcome_or_tombstone_came_first() {
+    let fx = Fixture::new();
+    let (events, stop, handle) = run_loop(
+        &fx,
+        WatchOptions {
+            rescan_every: Duration::from_secs(3600),
+            ..WatchOptions::default()
+        },
+    );
+    wait_for(&events, |e| matches!(e, Event::Ready { pending: 0 }));
+
+    let body = confirm_request("early", json!({}));
+    let request = inbox_protocol::parse_request(&body, Some("early")).unwrap();
+    let outcome = Outcome::new(
+        "early",
+        OutcomeStatus::Declined,
+        me(),
+        "other/1",
+        Utc::now(),
+    )
+    .with_reason("not today")
+    .with_request_sha256(Some(request.sha256.clone()));
+    fx.spool
+        .write_outcome("early", &outcome.to_file_bytes())
+        .unwrap();
+    fx.spool.place_tombstone("withdrawn", "not needed").unwrap();
+    // Events come in order: once this one is ingested, the loop has seen the two above.
+    place_by_rename(&fx.spool, "marker", &confirm_request("marker", json!({})));
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Ingested { id, .. } if id == "marker"),
+    );
+
+    place_by_rename(&fx.spool, "early", &body);
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Settled { id, status: OutcomeStatus::Declined, .. } if id == "early"),
+    );
+    let auto = br#"{"inbox": 1, "mode": "autonomous", "questions": [{"id": "go", "question": "Go?", "type": "confirm", "default": true}]}"#;
+    place_by_rename(&fx.spool, "withdrawn", auto);
+    wait_for(
+        &events,
+        |e| matches!(e, Event::Cancelled { id } if id == "withdrawn"),
+    );
+    stop.send(()).unwrap();
+    handle.join().unwrap();
+    assert!(!fx.spool.exists(Area::Answers, "withdrawn"));
 }
 
 /// One-shot CLI commands share the loop's database and record what they do there first; the

@@ -150,8 +150,10 @@ fn dropping_the_watch_ends_its_thread() {
     let (_dir, spool) = spool();
     let (tx, hints) = crossbeam_channel::unbounded();
     let watcher = watch_spool(&spool, &WatchOptions::default(), tx).unwrap();
+    let completeness = watcher.completeness();
     fs::write(spool.path(Area::Questions, "before"), b"{}").unwrap();
     drop(watcher);
+    assert!(!completeness.holds(), "nothing is watched any more");
     // Every sender is gone once the reader thread has ended: after the hints already sent,
     // the channel is disconnected rather than waiting.
     let end = loop {

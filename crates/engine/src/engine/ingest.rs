@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{parse_request, Outcome, OutcomeStatus, Problem, Request, Surface};
 use inbox_spool::{classify, Area, ReadError, TMP_MAX_AGE};
 
-use super::Engine;
+use super::{Completeness, Engine};
 use crate::event::Event;
 use crate::policy;
 use crate::results::{EngineError, SettleError};
@@ -26,13 +26,20 @@ impl Engine {
     pub fn sync(&mut self) -> Result<(), EngineError> {
         let listing = self.spool.scan()?;
         let known = self.store.known()?;
+        self.unmatched = listing
+            .outcomes
+            .iter()
+            .chain(&listing.tombstones)
+            .filter(|entry| !known.contains_key(&entry.id))
+            .map(|entry| entry.id.clone())
+            .collect();
         self.in_batch(|engine| {
             for problem in &listing.problems {
                 engine.problem(&problem.path, &problem.reason)?;
             }
             for entry in &listing.requests {
                 match known.get(&entry.id) {
-                    None => engine.ingest_request(&entry.id)?,
+                    None => engine.ingest_request(&entry.id, Look::InSpool)?,
                     Some(true) => engine.adopt(&entry.id)?,
                     Some(false) => {}
                 }
@@ -62,6 +69,13 @@ impl Engine {
 
     /// Handles files the watcher saw change. Paths outside the spool's areas are ignored.
     pub(super) fn handle_paths(&mut self, paths: &[PathBuf]) -> Result<(), EngineError> {
+        self.take_in(paths, true)
+    }
+
+    /// [`Engine::handle_paths`]; `from_events` when the paths come from the watcher's
+    /// events (or the engine's own placing), so that a new request may skip looking for an
+    /// outcome or tombstone ([`Engine::look_for`]).
+    fn take_in(&mut self, paths: &[PathBuf], from_events: bool) -> Result<(), EngineError> {
         let areas = [Area::Questions, Area::Answers, Area::Cancel].map(|a| (a, self.spool.dir(a)));
         self.in_batch(|engine| {
             for path in paths {
@@ -74,7 +88,11 @@ impl Engine {
                 match classify(*area, name) {
                     Ok(id) => match area {
                         Area::Questions => match engine.store.state(&id)? {
-                            None => engine.ingest_request(&id)?,
+                            None if from_events => {
+                                let look = engine.look_for(&id);
+                                engine.ingest_request(&id, look)?
+                            }
+                            None => engine.ingest_request(&id, Look::InSpool)?,
                             Some(State::Pending) => {
                                 engine.check_unchanged(&id)?;
                                 engine.adopt(&id)?;
@@ -106,7 +124,8 @@ impl Engine {
             if !self.spool.exists(Area::Questions, id) {
                 return Err(SettleError::NotFound(id.to_owned()));
             }
-            self.handle_paths(&[path])?;
+            // Asked for by a command, not an event: look for an outcome or tombstone.
+            self.take_in(&[path], false)?;
             // Still unknown: the file is there but is never read (another account's, a
             // link); say why rather than "no such request".
             if self.store.state(id)?.is_none() {
@@ -122,6 +141,33 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// Tells the engine that its hints come from a watcher whose [`Completeness`] says
+    /// whether it reports every change in the spool. The loop calls this.
+    pub(crate) fn rely_on_events(&mut self, completeness: Completeness) {
+        self.watch = Some(completeness);
+    }
+
+    /// Whether a request that a `questions/` event brought in must be looked for in
+    /// `answers/` and `cancel/` (two `stat`s, about 7% of ingesting a burst).
+    ///
+    /// Not when the loop runs over a complete watch and no outcome or tombstone of the id
+    /// was seen while its request was unknown. Then an outcome or tombstone already there
+    /// was placed after the last full scan listed the spool (or it would be in `unmatched`),
+    /// while the watch was on, and its event has not been handled yet (or it would be in
+    /// `unmatched` too): that event comes, or, if the kernel's queue overflowed and lost
+    /// it, the overflow does, and the rescan after it. Either one records the outcome or the
+    /// tombstone, as the look would have, only a turn later: within that turn the request
+    /// is pending, and an outcome or tombstone placed in it races the policy's decision, as
+    /// one placed just after the look always has.
+    fn look_for(&self, id: &str) -> Look {
+        let events_complete = self.watch.as_ref().is_some_and(Completeness::holds);
+        if self.open.is_some() && events_complete && !self.unmatched.contains(id) {
+            Look::Skip
+        } else {
+            Look::InSpool
+        }
     }
 
     /// Starts keeping track of which requests this engine has reported open, beginning with
@@ -164,32 +210,52 @@ impl Engine {
         }) else {
             return Ok(());
         };
-        self.open_request(id, facts)
+        self.open_request(id, facts, Look::InSpool)
     }
 
     /// Reports a request as open, then settles it at once if its outcome or tombstone is
-    /// already in the spool; otherwise hands it to the policies.
-    fn open_request(&mut self, id: &str, facts: PendingFacts) -> Result<(), EngineError> {
+    /// already in the spool (unless `look` says not to look); otherwise hands it to the
+    /// policies.
+    fn open_request(
+        &mut self,
+        id: &str,
+        facts: PendingFacts,
+        look: Look,
+    ) -> Result<(), EngineError> {
         self.outbox.push(ingested_event(id, &facts.request));
         if let Some(open) = &mut self.open {
             open.insert(id.to_owned());
         }
-        if self.spool.exists(Area::Answers, id) {
-            self.ingest_outcome(id)
-        } else if self.spool.exists(Area::Cancel, id) {
-            self.ingest_tombstone(id)
-        } else {
-            self.fresh.push(facts);
-            Ok(())
+        if look == Look::InSpool {
+            if self.spool.exists(Area::Answers, id) {
+                return self.ingest_outcome(id);
+            }
+            if self.spool.exists(Area::Cancel, id) {
+                return self.ingest_tombstone(id);
+            }
         }
+        self.fresh.push(facts);
+        Ok(())
     }
 
     /// Requests ingested since the last call: the ones policies have not looked at yet.
+    /// When the loop tracks open requests, not those settled or cancelled since (an outcome
+    /// or tombstone later in the same batch): the policy must not decide them again.
     pub(super) fn take_fresh(&mut self) -> Vec<PendingFacts> {
-        std::mem::take(&mut self.fresh)
+        let mut fresh = std::mem::take(&mut self.fresh);
+        if let Some(open) = &self.open {
+            fresh.retain(|facts| {
+                facts
+                    .request
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| open.contains(id))
+            });
+        }
+        fresh
     }
 
-    fn ingest_request(&mut self, id: &str) -> Result<(), EngineError> {
+    fn ingest_request(&mut self, id: &str, look: Look) -> Result<(), EngineError> {
         let now = Utc::now();
         let path = self.spool.path(Area::Questions, id);
         let (parsed, placed_at, sha256, placed_by) = match self.spool.read_file(Area::Questions, id)
@@ -228,7 +294,7 @@ impl Engine {
                     snoozed_until: None,
                     judgement: None,
                 };
-                self.open_request(id, facts)?;
+                self.open_request(id, facts, look)?;
             }
             Err(errors) => {
                 self.store.insert_rejected(id, &errors, placed_at, now)?;
@@ -256,9 +322,11 @@ impl Engine {
         match self.store.state(id)? {
             None => {
                 // An outcome for a request we have not seen: take the request first; it
-                // picks up this outcome itself.
+                // picks up this outcome itself. If it is not there yet, its event must not
+                // skip the look for this outcome.
+                self.unmatched.insert(id.to_owned());
                 if self.spool.exists(Area::Questions, id) {
-                    self.ingest_request(id)?;
+                    self.ingest_request(id, Look::InSpool)?;
                 }
                 Ok(())
             }
@@ -309,6 +377,10 @@ impl Engine {
             Some(State::Cancelled) if self.close(id) => {
                 self.outbox.push(Event::Cancelled { id: id.to_owned() });
             }
+            // The request is not known yet: when it comes, it must be looked for here.
+            None => {
+                self.unmatched.insert(id.to_owned());
+            }
             _ => {}
         }
         Ok(())
@@ -326,6 +398,14 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// Whether ingesting a request looks for its outcome or tombstone in the spool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    InSpool,
+    /// Not needed: see [`Engine::look_for`].
+    Skip,
 }
 
 fn ingested_event(id: &str, request: &Request) -> Event {

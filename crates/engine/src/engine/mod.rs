@@ -21,12 +21,16 @@
 //!   outcomes the spool refused, kept and retried;
 //! - the policy's part (judging, timed steps, escalation) is in [`crate::policy`].
 
+mod completeness;
 mod ingest;
 mod integrity;
 mod operator_writes;
 mod settle;
 mod snooze;
+#[cfg(test)]
+mod tests;
 
+pub use completeness::Completeness;
 pub use integrity::MIN_VERSION_PREFIX;
 
 use std::collections::HashSet;
@@ -88,6 +92,14 @@ pub struct Engine {
     /// cancel a request and record that first; the file's event still arrives here, and this
     /// set tells the loop that it has not reported the change yet. `None` for one-shot use.
     open: Option<HashSet<String>>,
+    /// When the loop runs over a watcher: whether that watcher reports every change in the
+    /// spool, or else its loss ([`Engine::rely_on_events`]).
+    watch: Option<Completeness>,
+    /// Ids whose outcome or tombstone was seen in the spool (by the last full scan, or by an
+    /// event since) while their request was unknown: a request of these, when it arrives,
+    /// is the one whose outcome or tombstone no later event will report. Rebuilt by every
+    /// full scan.
+    unmatched: HashSet<String>,
 }
 
 impl Engine {
@@ -105,6 +117,8 @@ impl Engine {
             fresh: Vec::new(),
             policy: PolicySource::shipped(),
             open: None,
+            watch: None,
+            unmatched: HashSet::new(),
         })
     }
 
