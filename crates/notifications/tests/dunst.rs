@@ -111,20 +111,33 @@ fn has_body_markup(bus: &NotificationBus) -> bool {
         .any(|capability| capability == "body-markup")
 }
 
-#[test]
-fn two_bubbles_go_through_one_connection_with_their_bodies_escaped() {
-    let dir = tempfile::tempdir().unwrap();
-    let session = Session::start(&dir.path().join("session"), false);
-    // Declared after the session: stopped before its bus.
-    let _dunst = dunst_reading_markup(&session);
+/// Notifications as `watch` sends them (no buttons) on the session's bus, reporting each
+/// bubble shown on the returned channel.
+fn watch_notifications(
+    session: &Session,
+) -> (
+    Arc<NotificationBus>,
+    Notifications,
+    crossbeam_channel::Receiver<inbox_engine::Event>,
+) {
     let bus = NotificationBus::at(&session.bus_address);
-    assert!(has_body_markup(&bus));
     let (events_tx, events) = crossbeam_channel::unbounded();
     let notifications = Notifications::builder("Answer Inbox")
         .bus(Arc::clone(&bus))
         .events(events_tx)
         .start()
         .unwrap();
+    (bus, notifications, events)
+}
+
+#[test]
+fn two_bubbles_go_through_one_connection_with_their_bodies_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::start(&dir.path().join("session"), false);
+    // Declared after the session: stopped before its bus.
+    let _dunst = dunst_reading_markup(&session);
+    let (bus, notifications, events) = watch_notifications(&session);
+    assert!(has_body_markup(&bus));
 
     // Three at once: the first is shown at once on its own, the other two as one summary
     // when the quiet window ends.
@@ -357,13 +370,7 @@ fn a_bubble_with_buttons_shows_what_they_answer_and_urgent_or_long_ones_have_non
 fn a_bubble_is_closed_when_its_requests_are_gone() {
     let dir = tempfile::tempdir().unwrap();
     let session = Session::start(&dir.path().join("session"), true);
-    let bus = NotificationBus::at(&session.bus_address);
-    let (events_tx, events) = crossbeam_channel::unbounded();
-    let notifications = Notifications::builder("Answer Inbox")
-        .bus(Arc::clone(&bus))
-        .events(events_tx)
-        .start()
-        .unwrap();
+    let (_bus, notifications, events) = watch_notifications(&session);
 
     notifications.announce(vec![
         announcement("first", &confirm("Deploy build 7?", "planu")),
@@ -378,17 +385,24 @@ fn a_bubble_is_closed_when_its_requests_are_gone() {
         next_notified(&events),
         (vec!["second".to_owned(), "third".to_owned()], true)
     );
-    eventually("both bubbles on the bus", || session.notify_calls().len() == 2);
+    eventually("both bubbles on the bus", || {
+        session.notify_calls().len() == 2
+    });
     assert!(session.close_calls().is_empty());
 
     notifications.withdraw(vec!["first".into()]);
-    eventually("the first bubble closed", || session.close_calls().len() == 1);
+    eventually("the first bubble closed", || {
+        session.close_calls().len() == 1
+    });
     // The summary still stands for "third".
     notifications.withdraw(vec!["second".into()]);
     notifications.withdraw(vec!["third".into()]);
     eventually("the summary closed", || session.close_calls().len() == 2);
     let closed = session.close_calls();
-    assert_ne!(closed[0], closed[1], "two bubbles, each closed once: {closed:?}");
+    assert_ne!(
+        closed[0], closed[1],
+        "two bubbles, each closed once: {closed:?}"
+    );
     // Withdrawing what was never shown closes nothing.
     notifications.withdraw(vec!["unknown".into()]);
     std::thread::sleep(Duration::from_millis(300));
