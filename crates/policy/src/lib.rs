@@ -5,8 +5,9 @@
 //! The policy is a TOML file of rules; the first rule that matches a request gives its
 //! [`Verdict`]. Every key has a safe default (a person decides), so a rule only loosens
 //! what it names. Problems with the file come back all at once, each with its line, so the
-//! operator can fix them in one go. The only I/O is [`Policy::load`] reading one file; the
-//! engine applies verdicts, the CLI prints them.
+//! operator can fix them in one go. The only I/O is [`Policy::load`] reading one file, and
+//! only if it is the operator's own (`trusted_read.rs`); the engine applies verdicts, the CLI
+//! prints them.
 
 mod file;
 mod matching;
@@ -14,6 +15,7 @@ mod parse;
 mod policy;
 mod problem;
 mod quiet;
+mod trusted_read;
 mod verdict;
 
 pub use matching::Facts;
@@ -21,6 +23,7 @@ pub use parse::MAX_RULE_NAME_LEN;
 pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};
 pub use problem::PolicyProblem;
 pub use quiet::QuietHours;
+pub use trusted_read::MAX_POLICY_BYTES;
 pub use verdict::{
     After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,
 };

@@ -35,6 +35,11 @@ pub enum LoadError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The file is not one the operator alone could have written (another account owns
+    /// it or a link to it, others may write to it), or not a plain text file of sensible
+    /// size: it is not read at all.
+    #[error("policy file {} is not used: {reason}", path.display())]
+    Untrusted { path: PathBuf, reason: String },
     #[error("policy file {} is not valid: {}", path.display(), Problems(problems))]
     Invalid {
         path: PathBuf,
@@ -98,11 +103,18 @@ impl Policy {
         }
     }
 
-    /// Reads and parses the policy file at `path`.
+    /// Reads and parses the policy file at `path`, if it is the operator's own (see
+    /// `trusted_read.rs`).
     pub fn load(path: &Path) -> Result<Policy, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-            path: path.to_owned(),
-            source,
+        let text = crate::trusted_read::read_trusted(path).map_err(|refusal| match refusal {
+            crate::trusted_read::ReadRefusal::Io(source) => LoadError::Io {
+                path: path.to_owned(),
+                source,
+            },
+            crate::trusted_read::ReadRefusal::Untrusted(reason) => LoadError::Untrusted {
+                path: path.to_owned(),
+                reason,
+            },
         })?;
         Policy::parse(&text).map_err(|problems| LoadError::Invalid {
             path: path.to_owned(),

@@ -883,6 +883,68 @@ fn load_reads_a_file_and_names_it_in_errors() {
     assert!(err.to_string().contains(&missing.display().to_string()));
 }
 
+fn untrusted_reason(path: &std::path::Path) -> String {
+    match Policy::load(path) {
+        Err(LoadError::Untrusted { reason, .. }) => reason,
+        other => panic!("{} was not refused as untrusted: {other:?}", path.display()),
+    }
+}
+
+/// The policy decides what settles without a person and which programs run as the
+/// operator: a file another account could have written is not read at all.
+#[test]
+fn a_policy_file_others_could_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("policy.toml");
+    std::fs::write(&path, SHIPPED).unwrap();
+    for mode in [0o666, 0o620, 0o602] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        let reason = untrusted_reason(&path);
+        assert!(reason.contains("may write to it"), "{mode:o}: {reason}");
+    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(Policy::load(&path).is_ok(), "readable by others is fine");
+
+    // Another account's file, or a link another account owns (root can make both here; an
+    // ordinary account cannot give a file away, so there the check is the mode's alone).
+    if rustix::process::geteuid().is_root() {
+        let nobody = Some(65534);
+        let theirs = dir.path().join("theirs.toml");
+        std::fs::write(&theirs, SHIPPED).unwrap();
+        std::os::unix::fs::chown(&theirs, nobody, nobody).unwrap();
+        let reason = untrusted_reason(&theirs);
+        assert!(reason.contains("owned by another account"), "{reason}");
+        // A link another account owns, to a file of one's own.
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        std::os::unix::fs::lchown(&link, nobody, nobody).unwrap();
+        let reason = untrusted_reason(&link);
+        assert!(reason.contains("another account"), "{reason}");
+    }
+}
+
+#[test]
+fn a_policy_file_that_is_no_plain_file_or_too_big_is_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Nobody writes to it: a blocking open would hang here.
+    assert!(untrusted_reason(&fifo).contains("not a plain file"));
+
+    let huge = dir.path().join("huge.toml");
+    let line = "# a comment line to make the file large\n";
+    let count = (inbox_policy::MAX_POLICY_BYTES as usize) / line.len() + 2;
+    std::fs::write(&huge, line.repeat(count)).unwrap();
+    assert!(untrusted_reason(&huge).contains("larger than"));
+    // A device that never ends is refused for what it is, not read to its end.
+    assert!(untrusted_reason(std::path::Path::new("/dev/zero")).contains("not a plain file"));
+}
+
 #[test]
 fn verdicts_serialize_for_the_cli_and_the_window() {
     let verdict = shipped_verdict(r#""priority": "critical""#);
