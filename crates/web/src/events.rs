@@ -103,7 +103,11 @@ pub(crate) fn stream(
             let data = Event::default()
                 .event("inbox")
                 .json_data(&event)
-                .or_else(|_| Event::default().event("inbox").json_data(UiEvent::refetch(pending())))
+                .or_else(|_| {
+                    Event::default()
+                        .event("inbox")
+                        .json_data(UiEvent::refetch(pending()))
+                })
                 .unwrap_or_else(|_| Event::default().event("inbox").data("{}"));
             Some((Ok(data), (events, still_valid, pending, checked)))
         },
