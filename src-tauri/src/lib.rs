@@ -41,7 +41,11 @@ pub fn run() {
     // First, while this is the only thread: in the AppImage's bundle, WebKit finds its
     // helpers relative to the working directory (bundle.rs).
     let entered_bundle = inbox_desk::bundle::enter_bundle();
+    // Also before any thread (logging starts one): WebKit's compositing, off where there is
+    // no GPU, through a variable WebKit's processes inherit (rendering.rs).
+    let compositing = inbox_desk::rendering::apply();
     let logging = logging::init();
+    tracing::info!("{compositing}");
     match entered_bundle {
         Ok(Some(usr)) => tracing::info!("running from the bundle in {}", usr.display()),
         Ok(None) => {}

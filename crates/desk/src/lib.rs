@@ -12,12 +12,14 @@
 //! - [`logs`]: the app's daily log file in the state directory.
 //! - [`closing`]: whether closing the window hides it (a tray host is there) or quits.
 //! - [`bundle`]: running from the AppImage's bundle.
+//! - [`rendering`]: whether WebKit composites with GL (off where there is no GPU).
 
 pub mod bundle;
 pub mod closing;
 pub mod desk;
 pub mod logs;
 pub mod notify;
+pub mod rendering;
 
 pub use desk::{Desk, DeskConfig, ShellHooks};
 pub use notify::{ActionNotifier, Chosen, NotifySwitches};
