@@ -52,7 +52,8 @@ impl Store {
 
     /// Appends an event to the log, chained to the newest entry (crate::audit). The newest
     /// entry is read and the new one written in one write transaction (the caller's, or one
-    /// of its own), so two processes cannot both extend the same entry.
+    /// of its own), so two processes cannot both extend the same entry. Within a batch the
+    /// newest entry is the one the batch appended last, remembered rather than read again.
     pub(super) fn log(
         &mut self,
         id: Option<&str>,
@@ -60,12 +61,14 @@ impl Store {
         detail: &serde_json::Value,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let own_transaction = self.conn.is_autocommit();
+        let own_transaction = !self.in_transaction();
         if own_transaction {
+            self.forget_memo();
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
         }
         let appended = self.append_event(id, kind, detail, now);
         if own_transaction {
+            self.forget_memo();
             match appended {
                 Ok(()) => self.conn.execute_batch("COMMIT")?,
                 Err(_) => {
@@ -83,11 +86,17 @@ impl Store {
         detail: &serde_json::Value,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let newest: Option<(i64, Option<String>)> = self
-            .conn
-            .prepare_cached("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")?
-            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
+        // The entry this transaction appended last, if it did: a batch reads the newest entry
+        // once, not once per row. Taken, so that a failed insert leaves nothing behind.
+        let remembered = self.memo.head.take().filter(|_| self.in_transaction());
+        let newest = match remembered {
+            Some((seq, hash)) => Some((seq, Some(hash))),
+            None => self
+                .conn
+                .prepare_cached("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1")?
+                .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?,
+        };
         let (seq, prev_hash) = match newest {
             Some((seq, hash)) => (seq + 1, hash.unwrap_or_default()),
             None => (1, audit::GENESIS.to_owned()),
@@ -107,6 +116,9 @@ impl Store {
                 prev_hash,
                 hash
             ])?;
+        if self.in_transaction() {
+            self.memo.head = Some((seq, hash));
+        }
         Ok(())
     }
 

@@ -97,6 +97,24 @@ pub struct Store {
     conn: Connection,
     /// Nesting of [`Store::batch_begin`] inside an open transaction.
     depth: u32,
+    /// What the open write transaction already knows, so that a batch does not ask the
+    /// database again for each row (see [`Memo`]).
+    memo: Memo,
+}
+
+/// Facts a write transaction learnt or made, kept for its later statements. `BEGIN
+/// IMMEDIATE` holds the database's write lock until the transaction ends, so no other
+/// process changes them meanwhile; they are forgotten whenever a transaction begins or ends
+/// ([`Store::forget_memo`]), and used only while one is open.
+#[derive(Debug, Default)]
+struct Memo {
+    /// The audit log's newest entry, `(seq, hash)`, as this transaction appended it: the
+    /// next entry chains to it without reading it back (events.rs).
+    head: Option<(i64, String)>,
+    /// Whether `unwritten` holds nothing, as this transaction found it; false once it
+    /// keeps an outcome there (outcomes.rs). Nearly always empty, so recording an outcome
+    /// need not delete a kept one.
+    unwritten_empty: Option<bool>,
 }
 
 fn ms(at: DateTime<Utc>) -> i64 {
@@ -141,7 +159,13 @@ impl Store {
         let mut attempt = 1;
         loop {
             match Self::prepare(&mut conn) {
-                Ok(()) => return Ok(Store { conn, depth: 0 }),
+                Ok(()) => {
+                    return Ok(Store {
+                        conn,
+                        depth: 0,
+                        memo: Memo::default(),
+                    })
+                }
                 Err(_) if attempt < SETUP_ATTEMPTS => {
                     attempt += 1;
                     std::thread::sleep(std::time::Duration::from_millis(25 * attempt));
@@ -166,6 +190,7 @@ impl Store {
     /// join the open transaction.
     pub fn batch_begin(&mut self) -> Result<(), StoreError> {
         if self.conn.is_autocommit() {
+            self.forget_memo();
             self.conn.execute_batch("BEGIN IMMEDIATE")?;
         } else {
             self.depth += 1;
@@ -178,6 +203,8 @@ impl Store {
             self.depth -= 1;
             return Ok(());
         }
+        // Whether or not the commit succeeds, this transaction's facts end with it.
+        self.forget_memo();
         fault_point(faults::STORE_COMMIT)?;
         self.conn.execute_batch("COMMIT")?;
         fault_point(faults::STORE_COMMITTED)?;
@@ -186,7 +213,21 @@ impl Store {
 
     pub fn batch_rollback(&mut self) {
         self.depth = 0;
+        self.forget_memo();
         let _ = self.conn.execute_batch("ROLLBACK");
+    }
+
+    /// Forgets what the last transaction knew ([`Memo`]): at every transaction's start and
+    /// end.
+    fn forget_memo(&mut self) {
+        self.memo = Memo::default();
+    }
+
+    /// Whether a write transaction is open, so that [`Memo`] may be used and kept. SQLite
+    /// rolls a transaction back by itself on some errors (a full disk, I/O): then this is
+    /// false, and every statement is its own transaction again.
+    fn in_transaction(&self) -> bool {
+        !self.conn.is_autocommit()
     }
 
     /// This database's instance id, created on first use.

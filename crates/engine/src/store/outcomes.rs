@@ -104,6 +104,9 @@ impl Store {
                 ms(now),
                 error
             ])?;
+        if self.in_transaction() {
+            self.memo.unwritten_empty = Some(false);
+        }
         self.log(
             Some(&outcome.id),
             "unwritten",
@@ -165,7 +168,25 @@ impl Store {
         Ok(kept)
     }
 
+    /// Drops the outcome kept for `id`, if any. Within a batch, once `unwritten` was found
+    /// empty, there is nothing to drop for the rest of it.
     pub(super) fn forget_unwritten(&mut self, id: &str) -> Result<(), StoreError> {
+        if self.in_transaction() {
+            let empty = match self.memo.unwritten_empty {
+                Some(empty) => empty,
+                None => {
+                    let empty = !self
+                        .conn
+                        .prepare_cached("SELECT EXISTS (SELECT 1 FROM unwritten)")?
+                        .query_row([], |r| r.get::<_, bool>(0))?;
+                    self.memo.unwritten_empty = Some(empty);
+                    empty
+                }
+            };
+            if empty {
+                return Ok(());
+            }
+        }
         self.conn
             .prepare_cached("DELETE FROM unwritten WHERE request_id = ?1")?
             .execute([id])?;

@@ -107,7 +107,11 @@ fn migration_chains_the_events_already_written() {
         .unwrap();
     }
     migrations().to_latest(&mut conn).unwrap();
-    let mut store = Store { conn, depth: 0 };
+    let mut store = Store {
+        conn,
+        depth: 0,
+        memo: Memo::default(),
+    };
     let intact = store.audit_verify().unwrap().unwrap();
     assert_eq!(intact.entries, 3);
 
@@ -119,4 +123,112 @@ fn migration_chains_the_events_already_written() {
     assert_eq!(intact.entries, 4);
     assert_eq!(entries[3].prev_hash, entries[2].hash);
     assert_eq!(intact.head, entries[3].hash);
+}
+
+/// A batch chains its log entries to the one it appended last without reading it back
+/// (`Memo`); what another process appends between two batches, and what a rolled-back batch
+/// appended, must still leave one intact chain.
+#[test]
+fn batches_keep_the_audit_chain_whole_next_to_another_writer_and_after_a_rollback() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.sqlite3");
+    let mut ours = Store::open(&path).unwrap();
+    let mut theirs = Store::open(&path).unwrap();
+    let now = Utc::now();
+
+    ours.batch_begin().unwrap();
+    for id in ["a", "b", "c"] {
+        ours.insert_pending(id, &sample(id), now, None, now)
+            .unwrap();
+    }
+    ours.batch_commit().unwrap();
+    // Another process (a CLI command) appends between our batches.
+    theirs
+        .insert_pending("d", &sample("d"), now, None, now)
+        .unwrap();
+    theirs.batch_begin().unwrap();
+    theirs
+        .record_outcome(&outcome("d", OutcomeStatus::Answered), now)
+        .unwrap();
+    theirs.batch_commit().unwrap();
+
+    ours.batch_begin().unwrap();
+    for id in ["a", "b"] {
+        assert!(ours
+            .record_outcome(&outcome(id, OutcomeStatus::Defaulted), now)
+            .unwrap());
+    }
+    ours.batch_commit().unwrap();
+
+    // A batch that fails is rolled back, log entries and all; the next starts from the
+    // chain as the database has it.
+    ours.batch_begin().unwrap();
+    assert!(ours
+        .record_outcome(&outcome("c", OutcomeStatus::Defaulted), now)
+        .unwrap());
+    ours.batch_rollback();
+    ours.batch_begin().unwrap();
+    assert!(ours
+        .record_outcome(&outcome("c", OutcomeStatus::Declined), now)
+        .unwrap());
+    ours.batch_commit().unwrap();
+    // And outside a batch, one entry at a time.
+    ours.record_problem("questions/x.json", "bad", now).unwrap();
+
+    for store in [&ours, &theirs] {
+        let intact = store.audit_verify().unwrap().unwrap();
+        assert_eq!(
+            intact.entries,
+            4 + 4 + 1,
+            "4 ingested, 4 settled, 1 problem"
+        );
+    }
+    let kinds: Vec<String> = ours
+        .events_of("c")
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, ["ingested", "declined"]);
+}
+
+/// Recording an outcome drops the one kept for it (the spool would not take it before),
+/// also when the batch has just kept it, after finding `unwritten` empty (`Memo`).
+#[test]
+fn an_outcome_kept_earlier_in_the_same_batch_is_dropped_when_recorded() {
+    let mut store = Store::open_in_memory().unwrap();
+    let now = Utc::now();
+    for id in ["a", "b"] {
+        store
+            .insert_pending(id, &sample(id), now, None, now)
+            .unwrap();
+    }
+    store.batch_begin().unwrap();
+    // Finds the table empty: nothing to drop.
+    assert!(store
+        .record_outcome(&outcome("a", OutcomeStatus::Answered), now)
+        .unwrap());
+    let kept = outcome("b", OutcomeStatus::Answered);
+    assert!(store.keep_unwritten(&kept, "read-only", now).unwrap());
+    assert!(store.unwritten("b").unwrap().is_some());
+    assert!(store.record_outcome(&kept, now).unwrap());
+    assert!(store.unwritten("b").unwrap().is_none());
+    store.batch_commit().unwrap();
+    assert!(store.all_unwritten().unwrap().is_empty());
+
+    // A kept outcome from an earlier batch: a new batch does not trust the old finding.
+    store
+        .insert_pending("c", &sample("c"), now, None, now)
+        .unwrap();
+    let kept = outcome("c", OutcomeStatus::Answered);
+    store.keep_unwritten(&kept, "full", now).unwrap();
+    store.batch_begin().unwrap();
+    assert!(store.record_outcome(&kept, now).unwrap());
+    store.batch_commit().unwrap();
+    assert!(store.all_unwritten().unwrap().is_empty());
+    assert!(store.audit_verify().unwrap().is_ok());
+}
+
+fn outcome(id: &str, status: OutcomeStatus) -> Outcome {
+    Outcome::new(id, status, "operator:ann", "h/i", Utc::now()).with_reason("because")
 }
