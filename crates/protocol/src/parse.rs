@@ -650,7 +650,10 @@ mod tests {
                 "{look:?}"
             );
             // Hidden characters are named escaped, never raw.
-            assert!(!look.message.chars().any(crate::text::is_hidden), "{look:?}");
+            assert!(
+                !look.message.chars().any(crate::text::is_hidden),
+                "{look:?}"
+            );
         }
         let problems =
             choice_problems(r#"[{"id": "a", "label": "Yes"}, {"id": "b", "label": "Yes"}]"#);

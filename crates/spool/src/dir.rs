@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::facts::Facts;
 use crate::error::{Area, SpoolError};
+use crate::facts::Facts;
 use crate::trust::{Policy, Trust};
 
 pub use crate::error::MARKER;

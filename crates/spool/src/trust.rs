@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use rustix::fs::{Gid, Mode};
 
 use crate::accounts;
-use crate::facts::{Facts, SETGID};
 use crate::error::SpoolError;
+use crate::facts::{Facts, SETGID};
 
 /// Who a spool is for. See the module docs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -111,8 +111,7 @@ fn a_withheld_mode_is_asked_of_a_person_and_said_so() {
     // Asking for what happens anyway is nothing to remark on.
     for sent in [json!("interactive"), Value::Null] {
         let translated =
-            prepare_request(&all_defaulted(sent.clone()), json!({}), Autonomy::Withheld)
-                .unwrap();
+            prepare_request(&all_defaulted(sent.clone()), json!({}), Autonomy::Withheld).unwrap();
         assert_eq!(
             translated.prepared.request().mode,
             inbox_protocol::Mode::Interactive
@@ -300,8 +299,7 @@ fn choices_keep_their_ids_and_labels_stand_in_for_missing_ones() {
 
     // A default may name the label too; it stands for the choice's id.
     for default in [json!("pg"), json!("PostgreSQL")] {
-        let prepared =
-            prepared_default(default).unwrap_or_else(|problems| panic!("{problems:#?}"));
+        let prepared = prepared_default(default).unwrap_or_else(|problems| panic!("{problems:#?}"));
         assert_eq!(prepared.request().questions[0].default, Some(json!("pg")));
     }
     // Without fill-ins, a default that names no choice is refused.
