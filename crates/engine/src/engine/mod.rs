@@ -11,7 +11,10 @@
 //! - this file: the struct, construction, the loop step [`Engine::turn`], commands, the
 //!   notices, and the batch every change runs in;
 //! - `ingest.rs`: scans and watcher hints into the store (requests, outcomes, tombstones,
-//!   problems), and the set of requests reported open;
+//!   problems), and the set of requests reported open; a request from an event skips
+//!   looking for its outcome or tombstone when the watch is complete;
+//! - `completeness.rs`: whether the loop's watcher reports every change (or its loss),
+//!   which that skip relies on;
 //! - `operator_writes.rs`: a person's answer (also one for a group of alike requests),
 //!   decline, and cancel;
 //! - `snooze.rs`: putting a request aside for a while, and its end;

@@ -7,7 +7,8 @@
 //!
 //! One [`Store`], its methods by table or use, one file each:
 //! - this file: opening (migrations, WAL, a private file), batches (one transaction per
-//!   burst), [`StoreError`], the instance id;
+//!   burst, and what it remembers for its later rows: the log's newest entry, whether
+//!   `unwritten` is empty), [`StoreError`], the instance id;
 //! - `schema.rs`: the migrations, append only;
 //! - `rows.rs`: the shared row types ([`State`], [`RequestSummary`], [`RequestDetail`]) and
 //!   how a row becomes one;
