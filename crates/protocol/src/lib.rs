@@ -20,6 +20,7 @@
 pub mod answers;
 #[cfg(feature = "validate")]
 mod dialects;
+pub mod decision;
 pub mod digest;
 pub mod fingerprint;
 pub mod id;

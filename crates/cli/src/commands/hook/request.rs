@@ -9,13 +9,9 @@ use serde_json::{json, Value};
 use super::diff;
 use super::payload::ToolCall;
 
-/// The decision question's id and its first two options, exactly as the outcome carries
-/// them; the others are the call's own (see `choices`).
-pub const DECISION_ID: &str = "decision";
-pub const ALLOW_ONCE: &str = "Allow once";
-pub const DENY: &str = "Deny";
-/// The text question for why a call is denied; its answer is told to Claude.
-pub const REASON_ID: &str = "reason";
+/// The decision's ids and first two options: the protocol's tool-call decision shape, which
+/// every one-key surface recognises (`inbox_protocol::decision`).
+pub use inbox_protocol::decision::{ALLOW_ONCE, DECISION_ID, DENY, REASON_ID};
 
 /// Any one shown text is cut at this many characters; the protocol allows 20,000 for the
 /// whole description, and a person judges from the start anyway.
