@@ -29,6 +29,7 @@ use ts_rs::TS;
 use inbox_protocol::text::{multi_line, one_line};
 
 use crate::markdown::render_markdown;
+use crate::quick::QuickView;
 
 /// A one-line field from a file, as the window shows it.
 fn line(text: &str) -> String {
@@ -253,6 +254,8 @@ pub struct RequestView {
     pub confirm_title: Option<String>,
     pub confirm_description_html: Option<String>,
     pub outcome: Option<OutcomeView>,
+    /// How one key or one tap decides it, where one can ([`QuickView`]).
+    pub quick: Option<QuickView>,
 }
 
 /// What became of a submitted answer or decline.
@@ -730,6 +733,7 @@ impl RequestView {
                 .outcome
                 .as_ref()
                 .map(|outcome| OutcomeView::of(outcome, request)),
+            quick: request.and_then(QuickView::of),
         }
     }
 }
