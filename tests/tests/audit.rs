@@ -204,3 +204,54 @@ fn a_tampered_export_is_named_by_verify() {
     assert_eq!(status, 1, "{message}");
     assert!(message.contains("entry 1 was reordered"), "{message}");
 }
+
+/// An export's `at` is the time people read, and a field the format does not know can say
+/// anything: an edit of the one or an added other must fail `verify --file`, naming the
+/// entry and the field (issue 25). An untouched export still verifies.
+#[test]
+fn an_export_with_an_edited_time_or_an_added_field_is_named_by_verify() {
+    let inbox = busy_inbox();
+    let file = inbox.dir.path().join("audit.jsonl");
+    let out = inbox.run(&["audit", "export", "--output", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let check = |index: usize, change: &dyn Fn(&mut Value)| {
+        let mut entry: Value = serde_json::from_str(lines[index]).unwrap();
+        change(&mut entry);
+        let mut changed: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
+        changed[index] = entry.to_string();
+        std::fs::write(&file, changed.join("\n")).unwrap();
+        verify(&inbox, &inbox.db(), &["--file", file.to_str().unwrap()])
+    };
+
+    let (status, message) = check(1, &|entry| {
+        entry["at"] = Value::from("2020-01-01T00:00:00Z");
+    });
+    assert_eq!(status, 1, "an edited `at`: {message}");
+    assert!(
+        message.contains("entry 2") && message.contains("`at`"),
+        "{message}"
+    );
+
+    let (status, message) = check(2, &|entry| {
+        entry["approved_by"] = Value::from("the security team");
+    });
+    assert_eq!(status, 1, "an added field: {message}");
+    assert!(
+        message.contains("entry 3") && message.contains("approved_by"),
+        "{message}"
+    );
+
+    let (status, message) = check(0, &|entry| {
+        entry.as_object_mut().unwrap().remove("at");
+    });
+    assert_eq!(status, 1, "a removed `at`: {message}");
+    assert!(
+        message.contains("entry 1") && message.contains("`at`"),
+        "{message}"
+    );
+
+    let (status, message) = check(0, &|_| {});
+    assert_eq!(status, 0, "the export as written verifies: {message}");
+}

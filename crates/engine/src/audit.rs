@@ -8,6 +8,12 @@
 //! changes the sequence number it is hashed with. [`verify`] walks the chain and names the
 //! first entry that does not hold.
 //!
+//! An export ([`to_json_lines`]) also carries `at`, the time of `at_ms` for people. It is not
+//! hashed itself (so the chains of every database written so far still verify) but it is
+//! bound to what is: [`parse_export`] refuses an entry whose `at` is not exactly the time
+//! its hashed `at_ms` gives, and an entry with a field the format does not have, which no
+//! hash covers. Every field of an exported entry is so either hashed or checked.
+//!
 //! What it cannot see: someone who rewrites the whole chain after the point they changed,
 //! with hashes of their own, or who cuts entries off its end. A head hash kept elsewhere
 //! (`answer-inbox audit verify` prints it) catches both: an honest log only grows, so every
@@ -29,7 +35,8 @@ pub struct Entry {
     pub seq: i64,
     /// When it was recorded, in milliseconds since the epoch (exact, unlike a formatted time).
     pub at_ms: i64,
-    /// The same instant, for people; not part of the hash.
+    /// The same instant, for people. Not hashed itself: [`parse_export`] requires it to be
+    /// exactly the time of `at_ms`, which is.
     #[serde(default, skip_deserializing)]
     pub at: Option<DateTime<Utc>>,
     pub request_id: Option<String>,
@@ -215,17 +222,64 @@ fn moved_from(entry: &Entry, entries: &[Entry]) -> Option<i64> {
         .map(|other| other.seq)
 }
 
+/// The fields of an exported entry, as [`to_json_lines`] writes them: the hashed ones and
+/// `at`.
+const EXPORT_FIELDS: [&str; 8] = [
+    "seq",
+    "at_ms",
+    "at",
+    "request_id",
+    "kind",
+    "detail",
+    "prev_hash",
+    "hash",
+];
+
 /// Reads an export (JSON Lines, as `answer-inbox audit export` writes it). Blank lines are
-/// skipped; a line that is not an entry is an error naming its line number.
+/// skipped; a line that is not an entry, an entry with a field the format does not have, or
+/// one whose `at` is not the time of its `at_ms` is an error naming its line and entry.
 pub fn parse_export(text: &str) -> Result<Vec<Entry>, String> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(index, line)| {
-            serde_json::from_str::<Entry>(line)
-                .map_err(|error| format!("line {} is not an audit entry: {error}", index + 1))
-        })
+        .map(|(index, line)| parse_export_line(index + 1, line))
         .collect()
+}
+
+fn parse_export_line(number: usize, line: &str) -> Result<Entry, String> {
+    let not_an_entry =
+        |error: serde_json::Error| format!("line {number} is not an audit entry: {error}");
+    // As an entry first: that also refuses a known field given twice.
+    let entry: Entry = serde_json::from_str(line).map_err(not_an_entry)?;
+    let fields: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(line).map_err(not_an_entry)?;
+    let named = format!("entry {} (line {number})", entry.seq);
+    // No hash covers a field the format does not have, so it could say anything ("approved
+    // by ...") and the chain would still hold: such an entry is not one this log wrote.
+    if let Some(unknown) = fields
+        .keys()
+        .find(|key| !EXPORT_FIELDS.contains(&key.as_str()))
+    {
+        return Err(format!(
+            "{named} has a field the audit format does not have, \"{unknown}\": no hash \
+             covers it, so it was added after the export was written (an entry holds only {})",
+            EXPORT_FIELDS.join(", ")
+        ));
+    }
+    // `at` is what people read: it must be the very time that the hashed `at_ms` gives.
+    let expected = serde_json::to_value(DateTime::from_timestamp_millis(entry.at_ms))
+        .expect("a time serialises");
+    match fields.get("at") {
+        Some(at) if *at == expected => Ok(entry),
+        Some(at) => Err(format!(
+            "{named} was edited: its time `at` {at} is not {expected}, the time of its \
+             hashed at_ms {}",
+            entry.at_ms
+        )),
+        None => Err(format!(
+            "{named} has no time `at`: an export writes it on every entry, so it was removed"
+        )),
+    }
 }
 
 /// Writes entries as JSON Lines, one entry a line, oldest first.

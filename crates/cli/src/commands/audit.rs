@@ -30,10 +30,18 @@ fn export(locations: &LocationArgs, args: &AuditExportArgs) -> Result<u8> {
 
 fn verify(locations: &LocationArgs, args: &AuditVerifyArgs) -> Result<u8> {
     let (entries, what) = match &args.file {
-        Some(path) => (
-            exported_entries(path)?,
-            format!("the export {}", path.display()),
-        ),
+        Some(path) => {
+            let what = format!("the export {}", path.display());
+            // An entry the format does not allow (an added field, an edited `at`) is a
+            // broken export, said as every other break is.
+            match audit::parse_export(&read_export(path)?) {
+                Ok(entries) => (entries, what),
+                Err(problem) => {
+                    output::stderr(&format!("answer-inbox: {what} is broken: {problem}"));
+                    return Ok(exit::FAILURE);
+                }
+            }
+        }
         None => (stored_entries(locations)?, "the audit log".to_owned()),
     };
     let checked = match &args.head {
@@ -72,7 +80,7 @@ fn stored_entries(locations: &LocationArgs) -> Result<Vec<Entry>> {
         .with_context(|| format!("cannot read the audit log from {}", path.display()))
 }
 
-fn exported_entries(path: &Path) -> Result<Vec<Entry>> {
+fn read_export(path: &Path) -> Result<String> {
     let mut text = String::new();
     if path == Path::new("-") {
         std::io::stdin()
@@ -82,5 +90,5 @@ fn exported_entries(path: &Path) -> Result<Vec<Entry>> {
         text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the export {}", path.display()))?;
     }
-    audit::parse_export(&text).map_err(|problem| anyhow::anyhow!("{}: {problem}", path.display()))
+    Ok(text)
 }
