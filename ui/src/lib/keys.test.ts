@@ -17,6 +17,7 @@ const list: KeyContext = {
   inQuestion: false,
   kind: null,
   declineOpen: false,
+  quickKeys: [],
 };
 
 const answer: KeyContext = {
@@ -233,5 +234,29 @@ describe('activateRow', () => {
     }
     expect(opened).toEqual(['Enter', ' ']);
     expect(prevented).toBe(2);
+  });
+});
+
+describe('one key in the list', () => {
+  const offered: KeyContext = { ...list, quickKeys: ['1', '2', '3'] };
+
+  it('answers with the keys the reading pane offers, and only those', () => {
+    expect(keyAction(key('2'), offered)).toEqual({ type: 'quick', key: '2' });
+    expect(keyAction(key('4'), offered)).toBeNull();
+    expect(keyAction(key('y'), { ...list, quickKeys: ['y', 'n'] })).toEqual({ type: 'quick', key: 'y' });
+    expect(keyAction(key('2'), list)).toBeNull();
+  });
+
+  it('never takes a key typed into a field, or with a modifier', () => {
+    for (const focus of ['search', 'typing'] as const) {
+      expect(keyAction(key('1'), { ...offered, focus })).toBeNull();
+    }
+    expect(keyAction(key('1', { ctrlKey: true }), offered)).toBeNull();
+    expect(keyAction(key('1', { altKey: true }), offered)).toBeNull();
+  });
+
+  it('leaves the list keys as they were', () => {
+    expect(keyAction(key('j'), { ...list, quickKeys: ['y', 'n'] })).toEqual({ type: 'move', by: 1 });
+    expect(keyAction(key('Enter'), offered)).toEqual({ type: 'open' });
   });
 });

@@ -32,6 +32,11 @@ export interface KeyContext {
   kind: 'confirm' | 'choice' | 'multi_choice' | 'text' | null;
   /** Answer view: the decline box is open. */
   declineOpen: boolean;
+  /**
+   * List: the keys that answer the selected request in one press (the reading pane's
+   * options: `y`/`n`, or `1`-`9`); empty when it has none, or the pane is not shown.
+   */
+  quickKeys: string[];
 }
 
 export interface KeyInput {
@@ -51,6 +56,7 @@ export type Action =
   | { type: 'focus-search' }
   | { type: 'clear-search' }
   | { type: 'pick'; index: number }
+  | { type: 'quick'; key: string }
   | { type: 'confirm'; value: boolean }
   | { type: 'next-question' }
   | { type: 'prev-question' }
@@ -109,6 +115,9 @@ function listAction(input: KeyInput, ctx: KeyContext, typing: boolean): Action |
   // Enter opens from the list or the search box; on a button it stays the button's.
   if (key === 'Enter' && (ctx.focus === 'none' || ctx.focus === 'search')) return { type: 'open' };
   if (typing) return null;
+  // One key answers the request in the reading pane. Never from a text field (above): a
+  // letter typed into the search box stays there.
+  if (ctx.quickKeys.includes(key)) return { type: 'quick', key };
   if (key === 'j') return { type: 'move', by: 1 };
   if (key === 'k') return { type: 'move', by: -1 };
   if (key === 'Home') return { type: 'move-to', where: 'first' };
@@ -178,6 +187,8 @@ export const SHORTCUTS: ShortcutGroup[] = [
       { keys: ['k', '↑'], what: 'Previous request' },
       { keys: ['Home', 'End'], what: 'First / last request' },
       { keys: ['Enter'], what: 'Open the selected request' },
+      { keys: ['1', '…', '9'], what: 'Pending: answer the request in the reading pane with that option' },
+      { keys: ['y', 'n'], what: 'Pending: answer a yes/no request in the reading pane' },
     ],
   },
   {

@@ -61,6 +61,7 @@ export function request(questions: QuestionView[], overrides: Partial<RequestVie
     confirm_title: null,
     confirm_description_html: null,
     outcome: null,
+    quick: null,
     ...overrides,
   };
 }
