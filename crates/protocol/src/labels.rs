@@ -17,7 +17,8 @@ pub(crate) struct LabelAt<'a> {
 /// The operator must be able to tell a question's choices apart by looking: a label that
 /// holds a character nobody can see (a zero-width space, a bidi override, a control) is
 /// refused, and so is a label that looks the same as an earlier one (`staging`, Cyrillic
-/// `ѕtaging`, fullwidth `ｓｔａｇｉｎｇ`, `staging ` with a trailing space). Otherwise the
+/// `ѕtaging`, fullwidth `ｓｔａｇｉｎｇ`, `staging ` with a trailing space, `sta ging` with a
+/// hair space inside). Otherwise the
 /// answer a pipeline gets could be one the operator did not mean to pick.
 pub(crate) fn check_choice_labels<'a>(
     labels: impl IntoIterator<Item = LabelAt<'a>>,
@@ -81,7 +82,16 @@ pub(crate) fn check_choice_labels<'a>(
 /// What a label looks like, for comparing: invisible characters (and variation selectors)
 /// dropped, compatibility forms folded (NFKC: fullwidth letters, ligatures, superscripts),
 /// mapped to the confusable skeleton of Unicode TS #39 (Cyrillic `ѕ` is Latin `s`, `0` is
-/// `O`), and runs of white space made one space with none at either end.
+/// `O`), and every white space dropped.
+///
+/// White space is dropped wherever it is, not only at the ends: how wide a space looks
+/// depends on the character and the font, from nothing much (the hair space U+200A, the
+/// thin space U+2009, the narrow no-break space U+202F) to a whole letter (U+3000), so
+/// `pr` + U+200A + `od` reads as `prod`. Spaces alone therefore never tell two choices
+/// apart. What counts as white space is Unicode's White_Space property (every Zs space,
+/// tabs and line ends) applied to the skeleton, which also maps the characters TS #39 calls
+/// confusable with a space; the invisible separators (U+200B–U+200F, U+2060–U+2064, U+FEFF)
+/// are format characters and were dropped as hidden before.
 fn look_alike_key(label: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     let visible: String = label
@@ -91,8 +101,9 @@ fn look_alike_key(label: &str) -> String {
         })
         .nfkc()
         .collect();
-    let skeleton: String = unicode_security::skeleton(&visible).collect();
-    skeleton.split_whitespace().collect::<Vec<_>>().join(" ")
+    unicode_security::skeleton(&visible)
+        .filter(|c| !c.is_whitespace())
+        .collect()
 }
 
 /// A hidden character named for a problem: its escape and, for the common ones, what it is.
@@ -111,4 +122,83 @@ fn hidden_name(c: char) -> String {
         _ => "an invisible character ",
     };
     format!("{name}({})", c.escape_unicode())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems_of(labels: &[&str]) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let ids: Vec<String> = (0..labels.len()).map(|n| format!("c{n}")).collect();
+        check_choice_labels(
+            labels
+                .iter()
+                .zip(&ids)
+                .enumerate()
+                .map(|(n, (label, id))| LabelAt {
+                    pointer: format!("/questions/0/choices/{n}/label"),
+                    id,
+                    label,
+                }),
+            &mut problems,
+        );
+        problems
+    }
+
+    /// A space inside a label, however narrow or wide, does not make it another choice:
+    /// `pr` + a hair space + `od` reads as `prod`.
+    #[test]
+    fn a_label_with_any_unicode_space_inside_looks_the_same() {
+        for space in [
+            '\u{200a}', // hair space
+            '\u{2009}', // thin space
+            '\u{2006}', // six-per-em space
+            '\u{2008}', // punctuation space
+            '\u{202f}', // narrow no-break space
+            '\u{205f}', // medium mathematical space
+            '\u{00a0}', // no-break space
+            '\u{3000}', // ideographic space
+            ' ',
+        ] {
+            let spaced = format!("pr{space}od");
+            let problems = problems_of(&["prod", &spaced]);
+            assert_eq!(
+                problems.len(),
+                1,
+                "{:?}: {problems:?}",
+                space.escape_unicode()
+            );
+            assert_eq!(problems[0].pointer, "/questions/0/choices/1/label");
+            assert!(
+                problems[0]
+                    .message
+                    .contains("looks the same as \"prod\" (choice 1)"),
+                "{problems:?}"
+            );
+            // And the other way round, with the spaced label first.
+            assert_eq!(problems_of(&[&spaced, "prod"]).len(), 1, "{spaced:?} first");
+        }
+    }
+
+    /// The invisible separators are refused as hidden and also compared without them.
+    #[test]
+    fn a_label_with_an_invisible_separator_is_hidden_and_looks_the_same() {
+        for invisible in ['\u{200b}', '\u{200e}', '\u{2060}', '\u{feff}'] {
+            let problems = problems_of(&["prod", &format!("pr{invisible}od")]);
+            assert_eq!(
+                problems.len(),
+                2,
+                "{:?}: {problems:?}",
+                invisible.escape_unicode()
+            );
+            assert!(problems[0].message.contains("which a person cannot see"));
+            assert!(problems[1].message.contains("looks the same as"));
+        }
+    }
+
+    #[test]
+    fn labels_that_differ_in_more_than_spacing_are_told_apart() {
+        assert!(problems_of(&["prod", "pr od2", "staging", "pro d-eu"]).is_empty());
+    }
 }
