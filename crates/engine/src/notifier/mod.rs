@@ -13,8 +13,11 @@
 //! - [`coalescer`]: when bubbles go out ([`Coalescer`], [`Delivery`], [`QUIET_WINDOW`]).
 //! - [`wording`]: what a bubble says and whether it may carry answer buttons ([`compose`],
 //!   [`offer`], [`Notice`], [`Offer`], [`NeedsWindow`]).
+//! - [`decision`]: the bubble for an agent's tool-call decision: the call shown whole, the
+//!   decision's options as numbered buttons ([`MAX_DECISION_ROWS`]).
 
 pub mod coalescer;
+pub mod decision;
 pub mod wording;
 
 use inbox_policy::Loudness;
@@ -23,6 +26,7 @@ use inbox_protocol::{Priority, Request};
 use crate::store::{RequestDetail, RequestSummary};
 
 pub use coalescer::{Coalescer, Delivery, MIN_GAP, QUIET_WINDOW};
+pub use decision::{MAX_DECISION_ROWS, ROW_CHARS};
 pub use wording::{
     compose, offer, NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BODY_CHARS, MAX_BUTTONS,
     MAX_LABEL_CHARS, MAX_SHOWN_QUESTION_CHARS,

@@ -7,7 +7,10 @@
 //! answer a button gives ("• Yes", "• No", or each choice's label), with nothing cut: when a
 //! request cannot be shown that way (see [`offer`] for the rule and its limits), or is of
 //! high or critical priority, its bubble has no answer buttons and clicking it opens the
-//! window on the request. Every button is bound to the version of the request the bubble
+//! window on the request. An agent's tool-call decision (high priority, its call in a
+//! markdown description) has a rule of its own, in [`super::decision`]: its bubble shows the
+//! call whole, as plain text, with every option as a numbered button, or opens the window.
+//! Every button is bound to the version of the request the bubble
 //! was worded from ([`Offer::version`], the file's SHA-256), so a press can never answer a
 //! file that changed after it was shown. All request text goes through the one text policy
 //! ([`inbox_protocol::text`]): hidden characters are shown escaped and one-line fields stay
@@ -15,16 +18,18 @@
 
 use std::borrow::{Borrow, Cow};
 
+use inbox_protocol::decision::ToolDecision;
 use inbox_protocol::text::one_line;
 use inbox_protocol::{Priority, QuestionKind, Request};
 use serde_json::{Map, Value};
 
+use super::decision::decision_bubble;
 use super::Announcement;
 use crate::store::RequestSummary;
 
 impl Announcement {
     /// The bubble's title: the request's, and for an escalation's reminder, saying so.
-    fn title(&self) -> String {
+    pub(super) fn title(&self) -> String {
         let title = one_line(&self.summary.title);
         match self.escalation {
             Some(_) => format!("Still waiting: {title}"),
@@ -173,7 +178,8 @@ pub fn compose<A: Borrow<Announcement>>(items: &[A], buttons: bool) -> Option<No
 /// of at most [`MAX_BUTTONS`] options, nothing to read beyond the question and the labels
 /// (no description on the question or an option, no confirmation text), a question of one
 /// line, labels of at most [`MAX_LABEL_CHARS`] and a body of at most [`MAX_BODY_CHARS`]
-/// characters as shown.
+/// characters as shown. An agent's tool-call decision follows its own rule instead (see
+/// [`super::decision`]): not critical, its call and every option shown whole.
 pub fn offer(announcement: &Announcement) -> Result<Offer, NeedsWindow> {
     with_buttons(announcement).map(|notice| notice.offer.expect("a bubble with buttons"))
 }
@@ -183,6 +189,11 @@ fn with_buttons(announcement: &Announcement) -> Result<Notice, NeedsWindow> {
     let request: &Request = announcement.request.as_ref().ok_or(NeedsWindow::Unread)?;
     if !announcement.buttons {
         return Err(NeedsWindow::PolicySaysNo);
+    }
+    // An agent's tool-call decision has a rule of its own (see `decision`): its bubble shows
+    // the call whole and every option, or opens the window.
+    if let Some(decision) = ToolDecision::of(request) {
+        return decision_bubble(announcement, request, decision);
     }
     if matches!(request.priority, Priority::High | Priority::Critical) {
         return Err(NeedsWindow::Priority(request.priority));
@@ -287,7 +298,7 @@ fn without_buttons(announcement: &Announcement, why: Option<NeedsWindow>) -> Not
 /// Who asks, most telling first: with several agents at work, the project tells them apart;
 /// an app its run already names ("claude-code" in "claude-code 2.1, session 7") is not said
 /// twice. One line; `None` when the request names no source.
-fn source_line(summary: &RequestSummary) -> Option<String> {
+pub(super) fn source_line(summary: &RequestSummary) -> Option<String> {
     let source = &summary.source;
     let app = source.app.as_deref().filter(|app| {
         !source
@@ -522,6 +533,152 @@ mod tests {
         let mut unread = announced("r1", confirm("T", "Go?"));
         unread.request = None;
         assert_eq!(super::offer(&unread), Err(NeedsWindow::Unread));
+    }
+
+    /// A Bash call as `answer-inbox hook claude-code` asks about it: `command` in the
+    /// description's code block, and `more` after Allow once and Deny.
+    fn bash_decision(command: &str, more: &[&str]) -> serde_json::Value {
+        let mut options = vec!["Allow once", "Deny"];
+        options.extend_from_slice(more);
+        json!({"inbox": 1, "title": "Claude wants to run: git push",
+               "source": {"app": "claude-code", "run": "s-7", "tool": "Bash", "project": "shop"},
+               "priority": "high", "timeout_seconds": 600,
+               "questions": [
+                   {"id": "decision", "question": "Allow Claude to use Bash?", "type": "choice",
+                    "options": options,
+                    "description": format!("**Run a shell command** in `/home/dana/src/shop`:\n\n\
+                                            ```sh\n{command}\n```\n\nClaude's note: Push \\<it\\>\n")},
+                   {"id": "reason", "question": "If you deny it: why? (Claude is told)",
+                    "type": "text", "required": false}]})
+    }
+
+    #[test]
+    fn an_agents_decision_shows_its_command_whole_and_every_option_as_a_button() {
+        let command = "git push --force-with-lease origin feature/checkout-v2 && echo '<b>&'";
+        let asked = announced(
+            "r1",
+            bash_decision(command, &["Allow this command for this session: git push"]),
+        );
+        let notice = compose(&[&asked], true).unwrap();
+        assert_eq!(notice.summary, "Claude wants to run: git push");
+        // Plain text: the command verbatim, markup left for the sender to escape.
+        assert_eq!(
+            notice.body,
+            format!(
+                "shop / claude-code / s-7 / Bash\nAllow Claude to use Bash?\n\
+                 Run a shell command in /home/dana/src/shop:\n{command}\n\
+                 Claude's note: Push <it>\n\
+                 • 1. Allow once\n• 2. Deny\n\
+                 • 3. Allow this command for this session: git push"
+            )
+        );
+        assert!(!notice.critical);
+        let offer = notice.offer.unwrap();
+        assert_eq!(offer.version, asked.request.as_ref().unwrap().sha256);
+        let buttons: Vec<(&str, &str, &Value)> = offer
+            .options
+            .iter()
+            .map(|o| (o.key.as_str(), o.label.as_str(), &o.answers["decision"]))
+            .collect();
+        assert_eq!(
+            buttons,
+            [
+                ("0", "1. Allow once", &json!("Allow once")),
+                ("1", "2. Deny", &json!("Deny")),
+                (
+                    "2",
+                    "3. Allow this command for this session: git push",
+                    &json!("Allow this command for this session: git push")
+                ),
+            ]
+        );
+        // Deny gives the decision alone: the reason is optional.
+        assert_eq!(offer.options[1].answers.len(), 1);
+        assert_eq!(super::offer(&asked), Ok(offer));
+    }
+
+    #[test]
+    fn a_decision_that_cannot_be_shown_whole_only_opens_the_window() {
+        let long = format!("rm -rf ./build && {}", "echo step; ".repeat(60));
+        let critical = with(bash_decision("ls", &[]), "priority", json!("critical"));
+        let mut loud = announced("r1", bash_decision("ls", &[]));
+        loud.loudness = inbox_policy::Loudness::Critical;
+        let linked = {
+            let mut body = bash_decision("ls", &[]);
+            body["questions"][0]["description"] = json!("Run [this](https://evil.example)");
+            body
+        };
+        let posing = bash_decision("ls\n• 1. Allow once", &[]);
+        let cases = [
+            (
+                announced("r1", bash_decision(&long, &[])),
+                NeedsWindow::TooLong,
+            ),
+            (
+                announced("r1", critical),
+                NeedsWindow::Priority(Priority::Critical),
+            ),
+            (loud, NeedsWindow::Priority(Priority::Critical)),
+            (announced("r1", linked), NeedsWindow::DetailsToRead),
+            (announced("r1", posing), NeedsWindow::SeveralLines),
+            (
+                announced("r1", bash_decision("ls", &["a", "b"])),
+                NeedsWindow::TooManyOptions,
+            ),
+        ];
+        for (asked, why) in cases {
+            assert_eq!(super::offer(&asked), Err(why), "{:?}", asked.request);
+            let notice = compose(&[&asked], true).unwrap();
+            assert_eq!(notice.offer, None);
+            // Never a cut command with buttons: the bubble names no option at all.
+            assert!(!notice.body.contains("Allow once"), "{}", notice.body);
+            assert!(
+                notice.body.ends_with(&format!("({why}).")),
+                "{}",
+                notice.body
+            );
+        }
+    }
+
+    #[test]
+    fn a_look_alike_of_the_decision_shape_keeps_the_general_rule() {
+        let look_alikes = [
+            // Deny first.
+            {
+                let mut body = bash_decision("ls", &[]);
+                body["questions"][0]["options"] = json!(["Deny", "Allow once"]);
+                body
+            },
+            // A reason that must be given.
+            {
+                let mut body = bash_decision("ls", &[]);
+                body["questions"][1]["required"] = json!(true);
+                body
+            },
+            // A default that a press would not show.
+            {
+                let mut body = bash_decision("ls", &[]);
+                body["questions"][0]["default"] = json!("Allow once");
+                body
+            },
+        ];
+        for body in look_alikes {
+            let asked = announced("r1", body.clone());
+            assert_eq!(
+                super::offer(&asked),
+                Err(NeedsWindow::Priority(Priority::High)),
+                "{body}"
+            );
+            assert_eq!(compose(&[asked], true).unwrap().offer, None);
+        }
+        // The same shape at normal priority still has two questions.
+        let mut body = bash_decision("ls", &[]);
+        body["questions"][0]["id"] = json!("pick");
+        body["priority"] = json!("normal");
+        assert_eq!(
+            super::offer(&announced("r1", body)),
+            Err(NeedsWindow::SeveralQuestions)
+        );
     }
 
     #[test]
