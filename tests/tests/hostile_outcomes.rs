@@ -7,8 +7,11 @@
 //!
 //! Each case is one request (`requests/<name>.json`, `confirm` unless the case names another)
 //! whose id is the file's stem, placed and ingested, then the case's outcome written into
-//! `answers/` as a forger would, with `{{id}}`, `{{sha256}}` (the request file's) and
-//! `{{operator}}` (this account's `operator:<name>`) filled in. Then, for this inbox's database
+//! `answers/` as a forger would, with `{{id}}`, `{{sha256}}` (the request file's),
+//! `{{operator}}` (this account's `operator:<name>`) and `{{writer}}` (`operator:<the writer's
+//! account>`) filled in, and given to the case's `writer`: this account, or another member of
+//! the spool's team, or an account outside it (the inbox runs in team mode for that; the
+//! accounts are those of crates/client/tests/accounts.rs). Then, for this inbox's database
 //! and for a fresh one (another inbox on the same spool):
 //! - `answered`, `declined`, `defaulted`, `expired`: the request is settled so, and `answer`
 //!   says it is settled;
@@ -25,6 +28,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::team::accounts;
 use crate::util::{self, Inbox};
 
 #[derive(Debug)]
@@ -37,6 +41,8 @@ struct Verdict {
     needs: Option<String>,
     /// The request the case answers: a file in `requests/`, without `.json`.
     request: String,
+    /// Who owns the outcome file: `asker`, `member` or `outsider` (see the README).
+    writer: String,
 }
 
 /// Every verdict a case may have: the statuses a genuine outcome settles a request with, or
@@ -44,6 +50,8 @@ struct Verdict {
 const VERDICTS: [&str; 5] = ["answered", "declined", "defaulted", "expired", "blocked"];
 /// What a reader may need to know to refuse a case (see the corpus' README.md).
 const NEEDS: [&str; 5] = ["outcome", "questions", "dialect", "validity", "owner"];
+/// Who may own a case's outcome file.
+const WRITERS: [&str; 3] = ["asker", "member", "outsider"];
 /// The request of a case that names none.
 const DEFAULT_REQUEST: &str = "confirm";
 
@@ -72,6 +80,7 @@ fn cases() -> BTreeMap<String, Verdict> {
                 reason: text(&entry, "reason"),
                 needs: text(&entry, "needs"),
                 request: text(&entry, "request").unwrap_or_else(|| DEFAULT_REQUEST.into()),
+                writer: text(&entry, "writer").unwrap_or_else(|| "asker".into()),
             };
             (name, verdict)
         })
@@ -110,6 +119,11 @@ fn cases() -> BTreeMap<String, Verdict> {
             );
         }
         assert!(
+            WRITERS.contains(&case.writer.as_str()),
+            "{name}: unknown writer {}",
+            case.writer
+        );
+        assert!(
             corpus_dir()
                 .join("requests")
                 .join(format!("{}.json", case.request))
@@ -128,13 +142,32 @@ fn cases() -> BTreeMap<String, Verdict> {
     cases
 }
 
+/// The writer's uid and account name, if not this account's; `Err` when there are no other
+/// accounts here.
+fn writer(case: &Verdict) -> Result<Option<(u32, &'static str)>, String> {
+    Ok(match case.writer.as_str() {
+        "member" => Some((accounts::crew()?.members[0], accounts::MEMBERS[0])),
+        "outsider" => Some((accounts::crew()?.outsider, accounts::OUTSIDER)),
+        _ => None,
+    })
+}
+
+/// Runs the inbox, in team mode when it has a team.
+fn run(inbox: &Inbox, team: bool, args: &[&str]) -> std::process::Output {
+    let mut cmd = inbox.cmd(args);
+    if team {
+        cmd.env("ANSWER_INBOX_TEAM", accounts::GROUP);
+    }
+    cmd.output().unwrap()
+}
+
 /// `list --all --json` rows by id.
-fn rows(inbox: &Inbox, db: Option<&str>) -> BTreeMap<String, Value> {
+fn rows(inbox: &Inbox, team: bool, db: Option<&str>) -> BTreeMap<String, Value> {
     let mut args = vec!["list", "--all", "--json"];
     if let Some(db) = db {
         args.extend(["--db", db]);
     }
-    let out = inbox.run(&args);
+    let out = run(inbox, team, &args);
     assert_eq!(util::code(&out), 0, "{}", util::stderr(&out));
     let rows: Vec<Value> = serde_json::from_str(&util::stdout(&out)).unwrap();
     rows.into_iter()
@@ -149,8 +182,25 @@ fn has_hidden(text: &str) -> bool {
 
 #[test]
 fn no_forged_outcome_counts_as_an_answer() {
-    let cases = cases();
     let inbox = Inbox::new();
+    // A team spool, so that the files of another member are read and an outsider's are not.
+    let team = match accounts::crew() {
+        Ok(crew) => {
+            let root = inbox.spool();
+            std::fs::create_dir(&root).unwrap();
+            std::os::unix::fs::chown(&root, None, Some(crew.gid)).unwrap();
+            std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o2770)).unwrap();
+            true
+        }
+        Err(why) => {
+            eprintln!("SKIPPED: the cases written by other accounts ({why})");
+            false
+        }
+    };
+    let cases: BTreeMap<String, Verdict> = cases()
+        .into_iter()
+        .filter(|(_, case)| writer(case).is_ok())
+        .collect();
     let ids: Vec<String> = cases
         .keys()
         .map(|name| name.trim_end_matches(".json").to_owned())
@@ -159,7 +209,7 @@ fn no_forged_outcome_counts_as_an_answer() {
         inbox.place(id, &request(&case.request, id));
     }
     // Ingested before any outcome exists: the outcomes arrive as a forger's would, later.
-    let pending = rows(&inbox, None);
+    let pending = rows(&inbox, team, None);
     assert_eq!(pending.len(), ids.len());
     for row in pending.values() {
         assert_eq!(
@@ -174,14 +224,22 @@ fn no_forged_outcome_counts_as_an_answer() {
             .replace("{{id}}", id)
             .replace("{{sha256}}", &sha)
             .replace("{{operator}}", &util::operator());
+        let writer = writer(case).unwrap();
+        let forged = match writer {
+            Some((_, name)) => forged.replace("{{writer}}", &format!("operator:{name}")),
+            None => forged.replace("{{writer}}", &util::operator()),
+        };
         let path = inbox.outcome_path(id);
         std::fs::write(&path, forged).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        if let Some((uid, _)) = writer {
+            std::os::unix::fs::chown(&path, Some(uid), None).unwrap();
+        }
     }
 
     let fresh = inbox.dir.path().join("fresh.sqlite3");
     for db in [None, Some(fresh.to_str().unwrap())] {
-        let rows = rows(&inbox, db);
+        let rows = rows(&inbox, team, db);
         for ((name, case), id) in cases.iter().zip(&ids) {
             let row = &rows[id];
             let state = row["state"].as_str().unwrap();
@@ -211,7 +269,7 @@ fn no_forged_outcome_counts_as_an_answer() {
 
     for ((name, case), id) in cases.iter().zip(&ids) {
         let before = std::fs::read(inbox.outcome_path(id)).unwrap();
-        let out = inbox.run(&["answer", id, "--set", "go=yes"]);
+        let out = run(&inbox, team, &["answer", id, "--set", "go=yes"]);
         let expected = if case.verdict == "blocked" { 6 } else { 3 };
         assert_eq!(util::code(&out), expected, "{name}: {}", util::stderr(&out));
         assert_eq!(
@@ -219,7 +277,7 @@ fn no_forged_outcome_counts_as_an_answer() {
             before,
             "{name}"
         );
-        let shown = inbox.run(&["show", id]);
+        let shown = run(&inbox, team, &["show", id]);
         let text = format!(
             "{}{}{}",
             util::stderr(&out),

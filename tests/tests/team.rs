@@ -14,6 +14,11 @@ use inbox_harness::team;
 
 use crate::util;
 
+/// The accounts of the tests about who wrote an outcome file, shared with the client's
+/// corpus test (one list of them, not one per crate).
+#[path = "../../crates/client/tests/accounts.rs"]
+pub(crate) mod accounts;
+
 const REQUESTS: usize = 60;
 
 #[test]

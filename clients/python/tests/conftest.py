@@ -9,14 +9,17 @@ takes part.
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import pwd
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import pytest
 
@@ -181,6 +184,90 @@ def outcome_file(**changes: Any) -> Dict[str, Any]:
     }
     written.update(changes)
     return {key: value for key, value in written.items() if value is not ...}
+
+
+#: The OS accounts of the tests about who wrote an outcome file: two members of one team
+#: group and an account outside it, the same as the Rust tests'
+#: (crates/client/tests/accounts.rs), created when missing and reused afterwards.
+CREW_GROUP = "inbox-crew"
+CREW_MEMBERS = ("inbox-crew-ann", "inbox-crew-bob")
+OUTSIDER = "inbox-stranger"
+
+
+@dataclass(frozen=True)
+class Crew:
+    """The accounts, as this machine numbers them."""
+
+    gid: int
+    members: Tuple[int, int]
+    outsider: int
+
+
+_crew: Dict[str, Union[Crew, str]] = {}
+
+
+def crew() -> Union[Crew, str]:
+    """The accounts, created when missing, or why there are none: not root (only root can
+    create accounts and give files away), or a tool failed."""
+    if "crew" not in _crew:
+        try:
+            _crew["crew"] = _ensure_crew()
+        except (OSError, subprocess.SubprocessError, KeyError) as error:
+            _crew["crew"] = str(error)
+    return _crew["crew"]
+
+
+def _ensure_crew() -> Union[Crew, str]:
+    if os.geteuid() != 0:
+        return "not running as root, so it cannot create accounts or give files away"
+    # -f: the group may exist already, or another test process may create it meanwhile.
+    _account_tool("groupadd", "-f", CREW_GROUP)
+    members = (_ensure_account(CREW_MEMBERS[0], True), _ensure_account(CREW_MEMBERS[1], True))
+    outsider = _ensure_account(OUTSIDER, False)
+    gid = grp.getgrnam(CREW_GROUP).gr_gid
+    if OUTSIDER in grp.getgrgid(gid).gr_mem:
+        return f"{OUTSIDER} is in the group {CREW_GROUP}; it must stay outside"
+    return Crew(gid, members, outsider)
+
+
+def _ensure_account(name: str, member: bool) -> int:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        # No home, no login: these accounts only own files.
+        args = ["--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin"]
+        args += ["--user-group", *(["--groups", CREW_GROUP] if member else []), name]
+        try:
+            _account_tool("useradd", *args)
+        except subprocess.CalledProcessError:
+            pwd.getpwnam(name)  # another test process created it meanwhile, or KeyError
+    if member and name not in grp.getgrnam(CREW_GROUP).gr_mem:
+        _account_tool("usermod", "--append", "--groups", CREW_GROUP, name)
+    return pwd.getpwnam(name).pw_uid
+
+
+def _account_tool(*args: str) -> None:
+    """Runs an account tool, again a few times when it fails: ``useradd`` and ``groupadd``
+    refuse to work while another process holds the account database's lock."""
+    tool = next(
+        (f"{d}/{args[0]}" for d in ("/usr/sbin", "/sbin", "/usr/bin", "/bin")
+         if os.path.isfile(f"{d}/{args[0]}")),
+        args[0],
+    )
+    for attempt in range(10):
+        done = subprocess.run([tool, *args[1:]], capture_output=True, stdin=subprocess.DEVNULL)
+        if done.returncode == 0:
+            return
+        time.sleep(0.2)
+    done.check_returncode()
+
+
+def team_spool(root: Path, team: Crew) -> None:
+    """A team directory of the crew's group at ``root``, which the client takes for a team
+    spool: the files of the group's members are read, anyone else's are not."""
+    root.mkdir()
+    os.chown(root, -1, team.gid)
+    root.chmod(0o2770)
 
 
 def write_outcome(placed: "Placed", data: bytes) -> None:

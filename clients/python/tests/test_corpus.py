@@ -9,7 +9,8 @@ to wait) must give the case's verdict: a genuine outcome comes back with its sta
 as the error that status raises), a ``blocked`` one is :class:`UntrustedOutcome` naming
 the problem. Unless refusing it needs what this client does not know (the case's
 ``needs``; the README says why): then the file is taken as the status it claims, and this
-test says so.
+test says so. Who owns the file it always knows: a case's ``writer`` is the account the
+file is given to (see ``crew`` in conftest.py), in a team spool of that account's group.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
 import pytest
-from conftest import REPO_DIR, write_outcome
+from conftest import CREW_MEMBERS, OUTSIDER, REPO_DIR, Crew, crew, team_spool, write_outcome
 
 import answer_inbox
 from answer_inbox import Declined, Expired, Placed, Rejected, UntrustedOutcome
@@ -31,10 +32,17 @@ CORPUS = REPO_DIR / "tests" / "data" / "hostile" / "outcomes"
 
 #: What a reader may need to know to refuse a case, and what this client knows: the
 #: outcome file with the request's id and version, and the questions of a request in the
-#: inbox's own shapes. Not another system's dialect, not whether a request is valid, not
-#: who owns the file.
+#: inbox's own shapes, and who owns the file. Not another system's dialect, not whether a
+#: request is valid.
 NEEDS = ("outcome", "questions", "dialect", "validity", "owner")
-KNOWS = ("outcome", "questions")
+KNOWS = ("outcome", "questions", "owner")
+
+#: Who may own a case's outcome file, and the account name each stands for.
+WRITERS = {
+    "asker": pwd.getpwuid(os.geteuid()).pw_name,
+    "member": CREW_MEMBERS[0],
+    "outsider": OUTSIDER,
+}
 
 OPERATOR = f"operator:{pwd.getpwuid(os.geteuid()).pw_name}"
 
@@ -54,7 +62,13 @@ def case_files(name: str) -> Tuple[bytes, bytes]:
     outcome = (CORPUS / name).read_text()
     outcome = outcome.replace("{{id}}", id).replace("{{sha256}}", sha)
     outcome = outcome.replace("{{operator}}", OPERATOR)
+    outcome = outcome.replace("{{writer}}", f"operator:{WRITERS[entry.get('writer', 'asker')]}")
     return request.encode(), outcome.encode()
+
+
+def owner(team: Crew, writer: str) -> Optional[int]:
+    """The uid a case's file is given to, if not this account's."""
+    return {"member": team.members[0], "outsider": team.outsider}.get(writer)
 
 
 def look(placed: Placed) -> Tuple[Optional[str], Optional[str]]:
@@ -78,6 +92,7 @@ def test_the_corpus_is_there_and_says_what_each_case_needs() -> None:
     for name, entry in cases.items():
         assert (CORPUS / name).is_file(), name
         assert entry.get("needs", "outcome") in NEEDS, name
+        assert entry.get("writer", "asker") in WRITERS, name
         assert (CORPUS / "requests" / f"{entry.get('request', 'confirm')}.json").is_file(), name
 
 
@@ -85,8 +100,19 @@ def test_the_corpus_is_there_and_says_what_each_case_needs() -> None:
 def test_the_client_gives_the_case_its_verdict(tmp_path: Path, name: str) -> None:
     entry = manifest()[name]
     request, outcome = case_files(name)
+    team = crew()
+    writer = entry.get("writer", "asker")
+    if isinstance(team, str):
+        if writer != "asker":
+            pytest.skip(f"written by another account: {team}")
+    else:
+        team_spool(tmp_path / "spool", team)
     placed = answer_inbox.place(request, tmp_path / "spool")
     write_outcome(placed, outcome)
+    uid = None if isinstance(team, str) else owner(team, writer)
+    if uid is not None:
+        # Given away after it is in place: what a reader sees is the owner fstat reports.
+        os.chown(placed.outcome_path, uid, -1)
 
     status, refusal = look(placed)
     if entry["verdict"] != "blocked":

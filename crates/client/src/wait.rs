@@ -207,22 +207,29 @@ impl Expected {
 }
 
 /// What the files say about `id` now: its outcome, its tombstone, or nothing yet. An
-/// outcome file that does not answer this request (see [`Expected::check`]) is an error,
-/// never an answer.
+/// outcome file that does not answer this request (see [`Expected::check`]), or that says a
+/// person answered who does not own it (`inbox_protocol::verify::verify_owner`, the rule
+/// the inbox applies), is an error, never an answer. The spool's read rule has already
+/// refused a file whose owner may not write into the spool at all.
 pub(crate) fn look(
     spool: &Spool,
     id: &str,
     expected: &Expected,
 ) -> Result<Option<Reply>, AskError> {
-    match spool.read(Area::Answers, id) {
-        Ok(bytes) => {
-            return Outcome::from_file_bytes(&bytes)
+    match spool.read_file(Area::Answers, id) {
+        Ok(file) => {
+            let owner = inbox_spool::account_name(file.owner);
+            return Outcome::from_file_bytes(&file.bytes)
                 .and_then(|outcome| expected.check(&outcome, id).map(|()| outcome))
+                .and_then(|outcome| {
+                    inbox_protocol::verify::verify_owner(&outcome, owner.as_deref(), file.owner)
+                        .map(|()| outcome)
+                })
                 .map(|outcome| Some(Reply::Settled(outcome)))
                 .map_err(|reason| AskError::BadOutcome {
                     id: id.to_owned(),
                     reason,
-                })
+                });
         }
         Err(ReadError::Missing) => {}
         Err(error) => {

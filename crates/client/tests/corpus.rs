@@ -7,17 +7,21 @@
 //! give the case's verdict: a genuine outcome comes back with its status, a `blocked` one is
 //! `AskError::BadOutcome` naming the problem. Unless refusing it needs what this client does
 //! not know (the case's `needs`): the request's questions, its dialect and whether it is
-//! valid only with the `validate` feature, who owns the file never. Such a file is taken as
-//! the status it claims, and this test says so.
+//! valid only with the `validate` feature. Such a file is taken as the status it claims, and
+//! this test says so. Who owns the file it always knows: a case's `writer` is the account
+//! the file is given to (see accounts.rs), in a team spool of that account's group.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use inbox_client::{AskError, AskOptions, Asker, Reply};
 use inbox_protocol::shape::{detect_shape, Shape};
 use inbox_protocol::{verify_outcome, Outcome};
 use serde_json::Value;
+
+use crate::accounts::{self, Crew};
 
 struct Case {
     /// The outcome template's file name.
@@ -27,6 +31,9 @@ struct Case {
     reason: Option<String>,
     /// For `blocked`: what a reader must know to refuse it.
     needs: String,
+    /// Who owns the outcome file: `asker` (the account the test runs as), `member` (another
+    /// member of the spool's team) or `outsider` (an account outside it).
+    writer: String,
     /// The request it answers, as placed.
     request: String,
     /// The outcome file, as written.
@@ -40,6 +47,17 @@ impl Case {
 
     fn blocked(&self) -> bool {
         self.verdict == "blocked"
+    }
+
+    /// The account the file is given to, if not the test's own; `Err` when there are no
+    /// other accounts here (see [`accounts::crew`]).
+    fn owner(&self) -> Result<Option<u32>, String> {
+        match self.writer.as_str() {
+            "asker" => Ok(None),
+            "member" => Ok(Some(accounts::crew()?.members[0])),
+            "outsider" => Ok(Some(accounts::crew()?.outsider)),
+            other => panic!("{}: unknown writer {other}", self.name),
+        }
     }
 
     /// The status the file claims (for a case this client cannot refuse).
@@ -58,6 +76,15 @@ fn operator() -> String {
     format!("operator:{}", inbox_spool::current_account())
 }
 
+/// The account name of a case's `writer`.
+fn writer_account(writer: &str) -> String {
+    match writer {
+        "member" => accounts::MEMBERS[0].to_owned(),
+        "outsider" => accounts::OUTSIDER.to_owned(),
+        _ => inbox_spool::current_account(),
+    }
+}
+
 /// Every case, its templates filled in for request id `<case>`.
 fn cases() -> Vec<Case> {
     let dir = corpus_dir();
@@ -69,6 +96,7 @@ fn cases() -> Vec<Case> {
             let text = |key: &str| entry[key].as_str().map(str::to_owned);
             let id = name.trim_end_matches(".json").to_owned();
             let request_name = text("request").unwrap_or_else(|| "confirm".into());
+            let writer = text("writer").unwrap_or_else(|| "asker".into());
             let request =
                 std::fs::read_to_string(dir.join("requests").join(format!("{request_name}.json")))
                     .unwrap()
@@ -80,11 +108,16 @@ fn cases() -> Vec<Case> {
                     "{{sha256}}",
                     &inbox_protocol::sha256_hex(request.as_bytes()),
                 )
-                .replace("{{operator}}", &operator());
+                .replace("{{operator}}", &operator())
+                .replace(
+                    "{{writer}}",
+                    &format!("operator:{}", writer_account(&writer)),
+                );
             Case {
                 verdict: text("verdict").unwrap(),
                 reason: text("reason"),
                 needs: text("needs").unwrap_or_else(|| "outcome".into()),
+                writer,
                 request,
                 outcome,
                 name,
@@ -100,22 +133,43 @@ fn knows(needs: &str) -> bool {
     match needs {
         "outcome" => true,
         "questions" | "dialect" | "validity" => cfg!(feature = "validate"),
-        "owner" => false,
+        "owner" => true,
         other => panic!("unknown needs {other}"),
     }
+}
+
+/// A team directory of the crew's group at `root`, which the asker takes for a team spool:
+/// the files of the group's members are read, anyone else's are not.
+fn team_spool(root: &Path, crew: &Crew) {
+    std::fs::create_dir(root).unwrap();
+    std::os::unix::fs::chown(root, None, Some(crew.gid)).unwrap();
+    std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o2770)).unwrap();
 }
 
 #[test]
 fn the_client_gives_every_case_its_verdict() {
     let dir = tempfile::tempdir().unwrap();
-    let asker = Asker::open(dir.path()).unwrap();
-    let cases = cases();
+    let root = dir.path().join("spool");
+    match accounts::crew() {
+        Ok(crew) => team_spool(&root, crew),
+        Err(why) => eprintln!("SKIPPED: the cases written by other accounts ({why})"),
+    }
+    let asker = Asker::open(&root).unwrap();
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|case| case.owner().is_ok())
+        .collect();
     for case in &cases {
         asker.place(case.request.as_str(), None).unwrap();
         asker
             .spool()
             .write_outcome(case.id(), case.outcome.as_bytes())
             .unwrap();
+        if let Some(uid) = case.owner().unwrap() {
+            // Given away after it is in place: what a reader sees is the owner `fstat` reports.
+            let path = asker.spool().path(inbox_spool::Area::Answers, case.id());
+            std::os::unix::fs::chown(path, Some(uid), None).unwrap();
+        }
     }
     let look = AskOptions::default().with_timeout(Duration::ZERO);
     let mut wrong = Vec::new();
@@ -150,8 +204,9 @@ fn the_client_gives_every_case_its_verdict() {
 /// `needs` is exact: a case marked `outcome` is refused by the checks that need nothing but
 /// the file (`verify_outcome`, what this client runs without `validate`), and only those
 /// cases are; `dialect` is for requests in another system's dialect, `questions` for the
-/// inbox's own shapes; with `validate`, `verify_outcome_for` refuses every case but those
-/// that need the file's owner.
+/// inbox's own shapes; `owner` cases are refused for who wrote them (`verify_owner`, or an
+/// outsider's file, which a spool never reads), and only they are; with `validate`,
+/// `verify_outcome_for` refuses every case but those that need the file's owner.
 #[test]
 fn what_each_case_needs_is_what_refuses_it() {
     for case in cases() {
@@ -166,6 +221,17 @@ fn what_each_case_needs_is_what_refuses_it() {
             by_file.is_err(),
             case.blocked() && case.needs == "outcome",
             "{name}: {by_file:?}"
+        );
+        let by_owner = case.writer == "outsider"
+            || parsed.as_ref().is_ok_and(|outcome| {
+                let writer = writer_account(&case.writer);
+                inbox_protocol::verify::verify_owner(outcome, Some(&writer), 0).is_err()
+            });
+        assert_eq!(
+            by_owner,
+            case.blocked() && case.needs == "owner",
+            "{name}: refused for its writer {}",
+            case.writer
         );
         let request: Value = serde_json::from_str(&case.request).unwrap();
         let own = matches!(

@@ -7,8 +7,11 @@
 //! and a dialect `reply` that is exactly what those answers make. Anything else is a bad
 //! outcome: reported as such, never as an answer.
 //!
-//! Who wrote the file (its owner) is the spool's business: the inbox checks that
-//! `answered_by` names the account that owns the file, see `inbox-engine`.
+//! Who wrote the file (its owner) is the spool's to say (`stat`): given the owner's account,
+//! [`verify_owner`] checks that a person's answer names that very account. The inbox and
+//! every asker run it, so a member of a team cannot write an answer in another member's
+//! name. Whether the owner may write into the spool at all (its own account, or a team
+//! member) is the spool's read rule, which refuses anyone else's file before it is parsed.
 
 use crate::outcome::{decider_of, DecidedBy, Outcome, OutcomeStatus, Surface, PROTOCOL_VERSION};
 
@@ -155,6 +158,29 @@ pub fn operator_account(outcome: &Outcome) -> Option<&str> {
     outcome.answered_by.strip_prefix(OPERATOR_PREFIX)
 }
 
+/// Whether the account that owns an outcome file may have written it: a person's answer
+/// (`operator:<account>`) must be owned by the account it names, so nobody answers in
+/// another's name. A policy's outcome names no person; who may write it is the spool's read
+/// rule (the spool's own account, or a member of its team). `owner` is the name of the
+/// account that owns the file (`None` when the account database does not know it), `uid`
+/// its number, for the message.
+pub fn verify_owner(outcome: &Outcome, owner: Option<&str>, uid: u32) -> Result<(), String> {
+    let Some(named) = operator_account(outcome) else {
+        return Ok(());
+    };
+    if owner == Some(named) {
+        return Ok(());
+    }
+    Err(format!(
+        "it says operator:{} answered, but the file was written by {}",
+        crate::text::one_line(named),
+        owner.map_or_else(
+            || format!("uid {uid}"),
+            |name| crate::text::one_line(name).into_owned()
+        )
+    ))
+}
+
 #[cfg(feature = "validate")]
 mod with_request {
     use serde_json::{Map, Value};
@@ -235,6 +261,24 @@ mod tests {
         let mut outcome = Outcome::new("r", status, by, "h/i", Utc::now());
         outcome.request_sha256 = Some("ab".repeat(32));
         outcome
+    }
+
+    #[test]
+    fn a_persons_answer_is_owned_by_the_account_it_names() {
+        let by_ann = outcome(OutcomeStatus::Answered, "operator:ann");
+        assert_eq!(verify_owner(&by_ann, Some("ann"), 1001), Ok(()));
+        assert_eq!(
+            verify_owner(&by_ann, Some("bob"), 1002),
+            Err("it says operator:ann answered, but the file was written by bob".into())
+        );
+        // An owner the account database does not know is named by its number.
+        assert_eq!(
+            verify_owner(&by_ann, None, 4242),
+            Err("it says operator:ann answered, but the file was written by uid 4242".into())
+        );
+        // A policy names no person: the spool's read rule says who may write it.
+        let by_rule = outcome(OutcomeStatus::Defaulted, "policy:rule:file-askers");
+        assert_eq!(verify_owner(&by_rule, Some("bob"), 1002), Ok(()));
     }
 
     #[test]

@@ -50,6 +50,7 @@ from .outcome import (
     SettledByPolicy,
     parse_outcome,
     verify_outcome,
+    verify_owner,
 )
 from .request import Prepared, prepare
 
@@ -86,6 +87,7 @@ __all__ = [
     "place",
     "prepare",
     "verify_outcome",
+    "verify_owner",
     "wait",
     "withdraw",
 ]

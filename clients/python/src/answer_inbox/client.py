@@ -17,7 +17,7 @@ from typing import Optional, Union
 
 from .errors import Cancelled, NotAnswered, RequestExists, SpoolError, UntrustedOutcome
 from .locations import PathArg, resolve_spool_dir
-from .outcome import Outcome, SettledByPolicy, parse_outcome, verify_outcome
+from .outcome import Outcome, SettledByPolicy, parse_outcome, verify_outcome, verify_owner
 from .request import Prepared, RequestBody, prepare
 from .spool import Spool, UnreadableFile
 
@@ -259,15 +259,17 @@ def ask(
 
 def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
     """What the files say about the request now: its checked outcome, its tombstone (as
-    the error to raise), or nothing yet. An outcome file that does not answer this request
-    is :class:`UntrustedOutcome`."""
+    the error to raise), or nothing yet. An outcome file that does not answer this request,
+    or says a person answered who does not own it, is :class:`UntrustedOutcome`."""
     try:
-        data = spool.read("answers", placed.id)
+        file = spool.read_owned("answers", placed.id)
     except UnreadableFile as error:
         raise UntrustedOutcome(placed.id, error.reason) from error
-    if data is not None:
+    if file is not None:
+        data, owner_uid = file
         outcome = parse_outcome(data, placed.id)
         verify_outcome(outcome, placed.id, placed.sha256, _placed_bytes(spool, placed))
+        verify_owner(outcome, placed.id, owner_uid)
         return outcome
     if spool.exists("cancel", placed.id):
         return Cancelled(placed.id, _tombstone_reason(spool, placed.id))

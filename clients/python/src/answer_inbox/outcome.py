@@ -14,6 +14,8 @@ only and is one short line. Given the request as placed, in one of the inbox's o
 also: the answers are ones its questions allow, recorded as an inbox records them; a
 policy's answers are the questions' defaults (or, at expiry, none); autonomous mode settles
 only a request that asked for it; and there is no ``reply`` (see :mod:`.questions`).
+Given the file's owner, :func:`verify_owner`: a person's answer is written by the account it
+names (``inbox_protocol::verify::verify_owner``).
 
 The cases every reader must agree on are the corpus tests/data/hostile/outcomes in the
 repository, which tests/test_corpus.py runs; the README says where this client differs.
@@ -22,6 +24,7 @@ repository, which tests/test_corpus.py runs; the README says where this client d
 from __future__ import annotations
 
 import hashlib
+import pwd
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -42,6 +45,7 @@ __all__ = [
     "Problem",
     "parse_outcome",
     "verify_outcome",
+    "verify_owner",
 ]
 
 #: The protocol version of requests and outcomes.
@@ -264,6 +268,30 @@ def verify_outcome(
             reason = _verify_answers(outcome, questions)
     if reason is not None:
         raise UntrustedOutcome(id, reason)
+
+
+def verify_owner(outcome: Outcome, id: str, owner_uid: int) -> None:
+    """Whether the account that owns an outcome file (``owner_uid``) may have written it: a
+    person's answer (``operator:<account>``) must be owned by the account it names, so
+    nobody answers in another's name. A policy's outcome names no person: who may write it
+    is the spool's read rule (this account, or a member of the spool's team), which
+    :meth:`Spool.read <answer_inbox.spool.Spool.read>` applies before the file is parsed.
+
+    The rule and the message of ``inbox_protocol::verify::verify_owner``, which the inbox
+    applies too. Raises :class:`~answer_inbox.UntrustedOutcome` naming both accounts.
+    """
+    named = outcome.account
+    if named is None:
+        return
+    try:
+        owner: Optional[str] = pwd.getpwuid(owner_uid).pw_name
+    except KeyError:
+        owner = None
+    if owner != named:
+        written_by = _one_line(owner) if owner is not None else f"uid {owner_uid}"
+        raise UntrustedOutcome(
+            id, f"it says operator:{_one_line(named)} answered, but the file was written by {written_by}"
+        )
 
 
 # --- Verification ---------------------------------------------------------------------

@@ -276,6 +276,12 @@ class Spool:
         file, a file of an account the spool does not trust, a file with more than one
         name, one over 1 MiB, and one that cannot be read.
         """
+        file = self.read_owned(area, id)
+        return None if file is None else file[0]
+
+    def read_owned(self, area: str, id: str) -> Optional[Tuple[bytes, int]]:
+        """:meth:`read`, with the uid of the account that owns the file (that wrote it),
+        as ``fstat`` said when it was read."""
         if not is_valid_id(id):
             # No name is ever built from an id that is not one.
             return None
@@ -304,7 +310,7 @@ class Spool:
                     f"the file has {facts.st_nlink} hard links; a spool file must have exactly "
                     "one name, so it is not read"
                 )
-            return _read_capped(fd, facts.st_size)
+            return _read_capped(fd, facts.st_size), facts.st_uid
         except OSError as error:
             raise UnreadableFile(error.strerror or str(error)) from error
         finally:
