@@ -78,8 +78,21 @@ pub fn http_actions(message: &Value) -> Vec<&Value> {
 pub fn assert_ntfy_publish_format(message: &Value) {
     let message = message.as_object().expect("a JSON object");
     let documented = [
-        "topic", "message", "title", "tags", "priority", "actions", "click", "attach", "markdown",
-        "icon", "filename", "delay", "email", "call",
+        "topic",
+        "message",
+        "title",
+        "tags",
+        "priority",
+        "actions",
+        "click",
+        "attach",
+        "markdown",
+        "icon",
+        "filename",
+        "delay",
+        "email",
+        "call",
+        "sequence_id",
     ];
     for key in message.keys() {
         assert!(documented.contains(&key.as_str()), "not ntfy's: {key}");
@@ -93,8 +106,20 @@ pub fn assert_ntfy_publish_format(message: &Value) {
     assert!((1..=5).contains(&priority), "priority {priority}");
     let tags = message["tags"].as_array().expect("tags");
     assert!(tags.iter().all(Value::is_string));
-    let actions = message["actions"].as_array().expect("actions");
-    assert!(!actions.is_empty() && actions.len() <= MAX_ACTIONS);
+    // ntfy 2.16's sequence id: letters, digits, `-` and `_`, as a topic.
+    if let Some(sequence_id) = message.get("sequence_id") {
+        let sequence_id = sequence_id.as_str().expect("a string sequence id");
+        assert!((1..=64).contains(&sequence_id.len()), "{sequence_id}");
+        assert!(sequence_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+    }
+    // A push taken back has none.
+    let no_actions = Vec::new();
+    let actions = message
+        .get("actions")
+        .map_or(&no_actions, |actions| actions.as_array().expect("actions"));
+    assert!(actions.len() <= MAX_ACTIONS);
     for action in actions {
         let action = action.as_object().expect("an action object");
         let allowed: &[&str] = match action["action"].as_str() {

@@ -12,6 +12,17 @@
 //! Everything else (a text question, several questions, high or critical priority, a
 //! choice with too many options) only opens the page.
 //!
+//! A decision an agent asks for (`inbox_protocol::decision`) gets the same choices as its
+//! bubble and the window, in the same order: its Allow once, Deny and the agent's rule, each
+//! numbered as the window's keys. ntfy shows at most three actions, so when the answers take
+//! all three the "Open" action is left out (tapping the push still opens the request: its
+//! `click`); a decision with more options than that has no answer buttons at all (the
+//! engine offers none), never some of them.
+//!
+//! Every push carries an ntfy sequence id made from its request's id ([`sequence_id`]), so
+//! that the publisher can replace it once the request is no longer waiting (see
+//! [`taken_back`]).
+//!
 //! With [`NtfyConfig::titles_only`] nothing but the request's own title leaves the machine:
 //! no source, no question, no option labels, and so no answer buttons either (a press must
 //! never answer a question the push did not show).
@@ -48,6 +59,11 @@ pub const TITLES_ONLY_MESSAGE: &str = "A new request is waiting";
 
 /// The message of a summary under [`NtfyConfig::titles_only`].
 pub const TITLES_ONLY_SUMMARY: &str = "Open the inbox to read and answer them";
+
+/// What a push says once its request no longer waits for an answer: settled here or
+/// elsewhere, withdrawn by its asker, expired, snoozed. (The notifier is told only which
+/// requests left the pending list, not why.)
+pub const NO_LONGER_WAITING: &str = "No longer waiting for an answer";
 
 /// The title of a push under [`NtfyConfig::titles_only`] for a request without a title of
 /// its own (its list title would be its first question, which must not leave the machine).
@@ -107,6 +123,34 @@ pub fn compose_message(
     }
 }
 
+/// The ntfy sequence id of the push for the request `id` (or, for a summary, of its
+/// requests' ids, one a line): `inbox-` and 40 hex digits of their SHA-256. Stable, so the
+/// publisher can replace the push later (and a reminder replaces the first push); of the
+/// characters ntfy takes in a sequence id (letters, digits, `-`, `_`), whatever the
+/// request's id; and it tells the ntfy server nothing of the id.
+pub fn sequence_id(key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(key.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("inbox-{}", &hex[..40])
+}
+
+/// The message that replaces a push (ntfy's "updating notifications": the same
+/// `sequence_id`, published again): its title as published, [`NO_LONGER_WAITING`], the
+/// lowest priority (silent on a phone) and no actions, so no answer button stays on it.
+/// `click` still opens the request (or the list), where it is shown as it ended.
+pub fn taken_back(config: &NtfyConfig, sequence_id: &str, title: &str, click: &str) -> Value {
+    json!({
+        "topic": config.topic(),
+        "sequence_id": sequence_id,
+        "title": title,
+        "message": NO_LONGER_WAITING,
+        "priority": 1,
+        "tags": ["heavy_check_mark"],
+        "click": click,
+    })
+}
+
 /// The push for one request.
 fn one_request(
     config: &NtfyConfig,
@@ -114,7 +158,7 @@ fn one_request(
     links: &dyn Links,
 ) -> Option<Value> {
     let open = links.open_url(&announcement.summary.id);
-    let mut actions = vec![view_action("Open", &open)];
+    let mut actions = Vec::new();
     let (title, message) = if config.titles_only {
         (own_title(announcement), TITLES_ONLY_MESSAGE.to_owned())
     } else {
@@ -127,6 +171,10 @@ fn one_request(
         };
         (notice.summary, notice.body)
     };
+    // "Open" where there is room beside the answers; tapping the push opens it anyway.
+    if actions.len() < MAX_ACTIONS {
+        actions.insert(0, view_action("Open", &open));
+    }
     let priority = ntfy_priority(announcement);
     Some(json!({
         "topic": config.topic(),
@@ -136,16 +184,17 @@ fn one_request(
         "tags": tags("question", priority),
         "click": open,
         "actions": actions,
+        "sequence_id": sequence_id(&announcement.summary.id),
     }))
 }
 
 /// The bubble with answer buttons the engine words for `announcement`, and one `http`
-/// action per offered answer; `None` when it has none, they do not fit beside "Open", its
+/// action per offered answer; `None` when it has none, they are more than ntfy shows, its
 /// message would have to be cut, or a one-time URL could not be made.
 fn answer_buttons(announcement: &Announcement, links: &dyn Links) -> Option<(Notice, Vec<Value>)> {
     let notice = compose(std::slice::from_ref(announcement), true)?;
     let offer = notice.offer.as_ref()?;
-    if offer.options.len() >= MAX_ACTIONS || notice.body.len() > MAX_MESSAGE_BYTES {
+    if offer.options.len() > MAX_ACTIONS || notice.body.len() > MAX_MESSAGE_BYTES {
         return None;
     }
     let summary = &announcement.summary;
@@ -198,7 +247,14 @@ fn summary(config: &NtfyConfig, many: &[&Announcement], links: &dyn Links) -> Op
         "tags": tags("inbox_tray", priority),
         "click": page,
         "actions": [view_action("Open", &page)],
+        "sequence_id": summary_sequence_id(many.iter().map(|a| a.summary.id.as_str())),
     }))
+}
+
+/// The sequence id of a summary push for the requests `ids`.
+pub fn summary_sequence_id<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    let ids: Vec<&str> = ids.into_iter().collect();
+    sequence_id(&format!("summary\n{}", ids.join("\n")))
 }
 
 /// The title under titles only: the request's own title, never its first question (which
@@ -301,6 +357,7 @@ mod tests {
                     {"action": "http", "label": "No",
                      "url": "https://inbox.test/api/act/token-1", "method": "POST", "clear": true},
                 ],
+                "sequence_id": sequence_id("r1"),
             })
         );
         assert_ntfy_publish_format(&message);
@@ -480,6 +537,7 @@ mod tests {
                 "click": "https://inbox.test/",
                 "actions": [{"action": "view", "label": "Open",
                              "url": "https://inbox.test/", "clear": false}],
+                "sequence_id": summary_sequence_id(["r1", "r2", "r3"]),
             })
         );
         assert!(links.minted.lock().unwrap().is_empty());
@@ -489,7 +547,7 @@ mod tests {
     }
 
     #[test]
-    fn a_choice_gets_buttons_only_when_all_its_options_fit_beside_open() {
+    fn a_choice_gets_a_button_for_every_option_and_open_only_where_there_is_room() {
         let choice = |labels: &[&str]| {
             let choices: Vec<Value> = labels
                 .iter()
@@ -512,7 +570,8 @@ mod tests {
             Map::from_iter([("env".to_owned(), json!("prod"))])
         );
 
-        // Three options and Open make four: no subset of the options is offered.
+        // Three options take the three actions ntfy shows: "Open" gives way (tapping the
+        // push opens the request all the same), never one of the options.
         let links = FakeLinks::default();
         let three = compose_message(
             &config(false),
@@ -521,9 +580,85 @@ mod tests {
         )
         .unwrap();
         assert_ntfy_publish_format(&three);
-        assert!(http_actions(&three).is_empty());
-        assert_eq!(three["message"], "Deploy where?");
+        let labels: Vec<&Value> = actions(&three).iter().map(|a| &a["label"]).collect();
+        assert_eq!(labels, [&json!("Dev"), &json!("Staging"), &json!("Prod")]);
+        assert_eq!(three["click"], "https://inbox.test/#/request/c");
+        assert_eq!(three["message"], "Deploy where?\n• Dev\n• Staging\n• Prod");
+        assert_eq!(links.minted.lock().unwrap().len(), 3);
+    }
+
+    /// What `answer-inbox hook claude-code` places for a Bash call, with `more` options.
+    fn decision(more: &[&str]) -> Announcement {
+        let mut options = vec!["Allow once", "Deny"];
+        options.extend_from_slice(more);
+        announced(
+            "d1",
+            json!({"title": "Claude wants to run: npm test", "priority": "high",
+                   "source": {"app": "claude-code", "run": "s-1", "tool": "Bash"},
+                   "questions": [
+                       {"id": "decision", "question": "Allow Claude to use Bash?",
+                        "type": "choice", "options": options,
+                        "description": "**Run a shell command**:\n\n```sh\nnpm test\n```\n"},
+                       {"id": "reason", "question": "Why?", "type": "text", "required": false}]}),
+        )
+    }
+
+    #[test]
+    fn an_agents_decision_offers_the_windows_choices_in_its_order() {
+        let links = FakeLinks::default();
+        let message = compose_message(
+            &config(false),
+            &[decision(&["Allow this command for this session: npm test"])],
+            &links,
+        )
+        .unwrap();
+        assert_ntfy_publish_format(&message);
+        let labels: Vec<&Value> = actions(&message).iter().map(|a| &a["label"]).collect();
+        assert_eq!(
+            labels,
+            [
+                &json!("1. Allow once"),
+                &json!("2. Deny"),
+                &json!("3. Allow this command for this session: npm test")
+            ]
+        );
+        assert_eq!(
+            message["message"],
+            "claude-code / s-1 / Bash\nAllow Claude to use Bash?\nRun a shell command:\nnpm test\n\
+             • 1. Allow once\n• 2. Deny\n• 3. Allow this command for this session: npm test"
+        );
+        let minted = links.minted.lock().unwrap().clone();
+        let given: Vec<&Value> = minted.iter().map(|m| &m.answers["decision"]).collect();
+        assert_eq!(
+            given,
+            [
+                &json!("Allow once"),
+                &json!("Deny"),
+                &json!("Allow this command for this session: npm test")
+            ]
+        );
+        // Four options are more than ntfy shows: none of them, and the page opens it.
+        let links = FakeLinks::default();
+        let four = compose_message(&config(false), &[decision(&["a", "b"])], &links).unwrap();
+        assert!(http_actions(&four).is_empty());
+        assert_eq!(actions(&four)[0]["label"], "Open");
         assert!(links.minted.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_push_has_a_stable_sequence_id_of_safe_characters() {
+        let id = sequence_id("01J9Z/../weird id\n");
+        assert_eq!(id, sequence_id("01J9Z/../weird id\n"));
+        assert_ne!(id, sequence_id("01J9Z"));
+        assert_eq!(id.len(), 46);
+        assert!(id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        let back = taken_back(&config(true), &id, "Deploy?", "https://inbox.test/");
+        assert_ntfy_publish_format(&back);
+        assert_eq!(back["message"], NO_LONGER_WAITING);
+        assert_eq!(back["sequence_id"], id.as_str());
+        assert!(back.get("actions").is_none());
     }
 
     #[test]

@@ -11,6 +11,17 @@
 //! phone told twice, late, helps nobody. Neither a slow nor a missing server ever stalls
 //! the engine.
 //!
+//! A push is taken back once its requests no longer wait for an answer (settled here or
+//! elsewhere, withdrawn, expired, snoozed: the engine's `withdraw`): every push carries an
+//! ntfy sequence id made from its request's id, and the publisher publishes again under
+//! that id a message saying it no longer waits, without actions, which replaces the push on
+//! the phone. This is ntfy's "Updating notifications" (ntfy 2.16 and later, Android app
+//! 1.22 and later: <https://docs.ntfy.sh/publish/#updating-deleting-notifications>; the
+//! JSON field `sequence_id`). A server before 2.16 ignores the field it does not know and
+//! delivers the replacement as a second push, at the lowest priority (silent), under the
+//! first; the first keeps its buttons, whose one-time links then find the request settled
+//! and change nothing. A summary is taken back once all of its requests are gone.
+//!
 //! - [`config`]: the topic URL and token, checked ([`NtfyConfig`], [`NtfyError`]).
 //! - [`message`]: what a push says, titles only or not, with answer buttons as one-time URLs
 //!   the server makes ([`Links`]).
@@ -20,6 +31,7 @@ pub mod config;
 mod fakes;
 pub mod message;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,9 +44,14 @@ use crate::queue::{CoalescingQueue, Deliver};
 
 pub use config::{NtfyConfig, NtfyError, MAX_TOPIC_CHARS};
 pub use message::{
-    compose_message, Links, MAX_ACTIONS, MAX_MESSAGE_BYTES, MAX_TITLE_BYTES, TITLES_ONLY_MESSAGE,
-    TITLES_ONLY_SUMMARY, UNTITLED,
+    compose_message, sequence_id, taken_back, Links, MAX_ACTIONS, MAX_MESSAGE_BYTES,
+    MAX_TITLE_BYTES, NO_LONGER_WAITING, TITLES_ONLY_MESSAGE, TITLES_ONLY_SUMMARY, UNTITLED,
 };
+
+/// Published pushes remembered for taking back, at most: the oldest is forgotten first (it
+/// then stays on the phone, its links harmless). Requests leave the pending list within
+/// their timeout, so more than this many at once means a topic nobody reads.
+pub const MAX_REMEMBERED_PUSHES: usize = 1024;
 
 /// How long connecting to the ntfy server may take (name lookup aside).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -60,6 +77,7 @@ impl NtfyPublisher {
             config,
             links,
             agent: publishing_agent(),
+            published: VecDeque::new(),
         };
         let queue = CoalescingQueue::start("ntfy", "push", publisher).map_err(NtfyError::Spawn)?;
         Ok(NtfyPublisher { queue })
@@ -86,9 +104,8 @@ impl Notifier for NtfyPublisher {
     }
 
     /// A request settled before its push went out (held in a burst's summary) is not
-    /// pushed. A push already published stays on the phone: taking it back needs the
-    /// server's update and delete by sequence id, not done yet; its one-time answer links
-    /// find the request settled and change nothing.
+    /// pushed; one already published is replaced by "no longer waiting" (see the module's
+    /// documentation), a summary once all of its requests are gone.
     fn withdraw(&self, gone: Vec<String>) {
         self.queue.withdraw(gone);
     }
@@ -100,6 +117,17 @@ struct Publisher {
     server: Url,
     links: Arc<dyn Links>,
     agent: ureq::Agent,
+    /// Pushes on the phone whose requests may still be pending, oldest first.
+    published: VecDeque<Published>,
+}
+
+/// One push as published, to replace it later.
+struct Published {
+    sequence_id: String,
+    title: String,
+    click: String,
+    /// Its requests that are still pending.
+    pending: Vec<String>,
 }
 
 impl Deliver for Publisher {
@@ -109,15 +137,62 @@ impl Deliver for Publisher {
             return;
         };
         match self.publish(&message) {
-            Ok(()) => tracing::debug!(
-                "pushed {} request(s) to ntfy at {}",
-                delivery.items().len(),
-                self.server
-            ),
+            Ok(()) => {
+                tracing::debug!(
+                    "pushed {} request(s) to ntfy at {}",
+                    delivery.items().len(),
+                    self.server
+                );
+                self.remember(&message, delivery.items());
+            }
             Err(error) => tracing::warn!(
                 "no ntfy push for {} request(s) (they are still in the inbox): {error}",
                 delivery.items().len()
             ),
+        }
+    }
+
+    /// Replaces each push all of whose requests are gone.
+    fn withdraw(&mut self, gone: &[String]) {
+        let mut done = Vec::new();
+        self.published.retain_mut(|push| {
+            push.pending.retain(|id| !gone.contains(id));
+            let all_gone = push.pending.is_empty();
+            if all_gone {
+                done.push(taken_back(
+                    &self.config,
+                    &push.sequence_id,
+                    &push.title,
+                    &push.click,
+                ));
+            }
+            !all_gone
+        });
+        for message in done {
+            // Once, like any push: a phone that keeps a stale push is told by its links.
+            if let Err(error) = self.publish(&message) {
+                tracing::warn!("cannot take back an ntfy push: {error}");
+            }
+        }
+    }
+}
+
+impl Publisher {
+    /// Keeps what is needed to replace `message` once `items` are gone.
+    fn remember(&mut self, message: &Value, items: &[Announcement]) {
+        let field = |name: &str| message[name].as_str().unwrap_or_default().to_owned();
+        // A reminder replaces its first push on the phone: one entry per sequence id.
+        let sequence_id = field("sequence_id");
+        self.published
+            .retain(|push| push.sequence_id != sequence_id);
+        self.published.push_back(Published {
+            sequence_id,
+            title: field("title"),
+            click: field("click"),
+            pending: items.iter().map(|a| a.summary.id.clone()).collect(),
+        });
+        while self.published.len() > MAX_REMEMBERED_PUSHES {
+            self.published.pop_front();
         }
     }
 }
@@ -290,6 +365,53 @@ mod tests {
         assert_eq!(http_actions(&got.body).len(), 2);
     }
 
+    /// The reported gap: a push stayed on the phone, buttons and all, after its request was
+    /// settled elsewhere. Now it is replaced under its sequence id, once, and a summary
+    /// once all of its requests are gone.
+    #[test]
+    fn a_push_is_replaced_under_its_sequence_id_once_its_requests_are_gone() {
+        let (port, received) = ntfy_server(vec!["200 OK"; 4]);
+        let config =
+            NtfyConfig::parse(&format!("http://127.0.0.1:{port}/inbox"), None, false).unwrap();
+        let publisher = NtfyPublisher::start(config, Arc::new(FakeLinks::default())).unwrap();
+        publisher.announce(vec![
+            announced("a", confirm("Deploy build 7?", "Deploy?")),
+            announced("b", confirm("Rotate keys?", "Rotate?")),
+            announced("c", confirm("Drop the cache?", "Drop?")),
+        ]);
+        let wait = Duration::from_secs(10);
+        let first = received.recv_timeout(wait).expect("a's push");
+        let summary = received.recv_timeout(wait).expect("the summary");
+        assert_eq!(first.body["sequence_id"], sequence_id("a"));
+        assert_eq!(http_actions(&first.body).len(), 2);
+        assert_eq!(summary.body["title"], "2 new requests need an answer");
+        let summary_id = summary.body["sequence_id"].as_str().unwrap().to_owned();
+        assert_ne!(summary_id, sequence_id("b"));
+
+        // Gone elsewhere: a's push is replaced; the summary still stands for c.
+        publisher.withdraw(vec!["a".into(), "b".into(), "unknown".into()]);
+        let back = received.recv_timeout(wait).expect("a's replacement");
+        assert_eq!(back.request_line, "POST / HTTP/1.1");
+        assert_ntfy_publish_format(&back.body);
+        assert_eq!(back.body["sequence_id"], sequence_id("a"));
+        assert_eq!(back.body["title"], "Deploy build 7?");
+        assert_eq!(back.body["message"], NO_LONGER_WAITING);
+        assert_eq!(back.body["priority"], 1);
+        assert!(back.body.get("actions").is_none(), "{}", back.body);
+        assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
+
+        publisher.withdraw(vec!["c".into()]);
+        let back = received
+            .recv_timeout(wait)
+            .expect("the summary's replacement");
+        assert_eq!(back.body["sequence_id"], summary_id.as_str());
+        assert_eq!(back.body["title"], "2 new requests need an answer");
+        assert_eq!(back.body["message"], NO_LONGER_WAITING);
+        // Each once.
+        publisher.withdraw(vec!["a".into(), "c".into()]);
+        assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
+    }
+
     #[test]
     fn a_server_behind_a_path_prefix_gets_it_and_no_token_means_no_authorization() {
         let (port, received) = ntfy_server(vec!["200 OK"]);
@@ -340,6 +462,7 @@ mod tests {
             config,
             links: Arc::new(FakeLinks::default()),
             agent: publishing_agent(),
+            published: VecDeque::new(),
         };
         let message = json!({"topic": "secret-topic", "message": "hi"});
         let error = publisher.publish(&message).unwrap_err().to_string();
