@@ -166,6 +166,8 @@ struct Daemon {
     name: String,
     /// Whether it reads bodies as markup (advertises `body-markup`).
     markup: bool,
+    /// Whether it shows action buttons (advertises `actions`).
+    actions: bool,
 }
 
 impl Link {
@@ -214,6 +216,7 @@ impl Link {
         let daemon = Daemon {
             name,
             markup: capabilities.iter().any(|c| c == "body-markup"),
+            actions: capabilities.iter().any(|c| c == "actions"),
         };
         self.daemon = Some(daemon.clone());
         Ok(daemon)
@@ -399,6 +402,13 @@ impl NotificationBus {
             version,
             spec_version,
         })
+    }
+
+    /// Whether the daemon bubbles go to shows action buttons (its `actions` capability),
+    /// asked once per daemon. A bubble whose body lists the answers of its buttons is worded
+    /// only for a daemon that shows them.
+    pub fn shows_actions(&self) -> Result<bool, NotifyError> {
+        self.on_link(|link| link.daemon().map(|daemon| daemon.actions))
     }
 
     /// The optional features the daemon has (`actions`, `body-markup`, ...).

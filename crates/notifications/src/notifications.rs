@@ -220,8 +220,11 @@ impl Deliver for BubbleSender {
         if self.switches.silenced() {
             return;
         }
-        // Buttons only where presses are taken.
-        let buttons = self.answer_buttons && self.on_choice.is_some();
+        // Buttons only where presses are taken, and shown: a daemon without the `actions`
+        // capability would show a body listing answers no button gives.
+        let buttons = self.answer_buttons
+            && self.on_choice.is_some()
+            && self.bus.shows_actions().unwrap_or(false);
         let Some(notice) = compose(delivery.items(), buttons) else {
             return;
         };

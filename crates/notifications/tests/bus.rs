@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use crate::common::{
-    announcement, confirm, next_notified, stand_in_daemon, stand_in_daemon_attributing, PrivateBus,
+    announcement, confirm, next_notified, stand_in_daemon, stand_in_daemon_attributing,
+    stand_in_daemon_without_actions, PrivateBus,
 };
 use inbox_engine::notifier::Notifier;
 use inbox_harness::process::eventually;
@@ -148,4 +149,33 @@ fn bubbles_carry_the_apps_desktop_entry_and_icon() {
         attributed.lock().unwrap()[1],
         ("dialog-question".to_owned(), None)
     );
+}
+
+/// A daemon that shows no action buttons gets no bubble listing the answers of buttons it
+/// would not show: the bubble only tells, as `watch`'s do.
+#[test]
+fn a_daemon_without_actions_gets_no_answers_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = PrivateBus::start(dir.path());
+    let (_daemon, shown) = stand_in_daemon_without_actions(&private.address);
+    let bus = NotificationBus::at(&private.address);
+    assert!(!bus.shows_actions().unwrap());
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(&bus))
+        .events(events_tx)
+        .answer_buttons()
+        .on_choice(|_| {})
+        .start()
+        .unwrap();
+    notifications.announce(vec![announcement("deploy", &confirm("Deploy?", "planu"))]);
+    assert_eq!(next_notified(&events), (vec!["deploy".to_owned()], false));
+    assert_eq!(
+        shown.lock().unwrap().as_slice(),
+        [(
+            "Deploy?".to_owned(),
+            "planu / run-7f3a\nDeploy to production?".to_owned()
+        )]
+    );
+    assert_eq!(bus.awaiting_action(), 1, "a click still opens the window");
 }

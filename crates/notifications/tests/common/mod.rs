@@ -111,6 +111,8 @@ pub type Attributed = Arc<Mutex<Vec<(String, Option<String>)>>>;
 
 struct StandIn {
     markup: bool,
+    /// Whether it claims to show action buttons.
+    actions: bool,
     shown: Shown,
     attributed: Attributed,
     next_id: u32,
@@ -145,7 +147,10 @@ impl StandIn {
     fn close_notification(&self, _id: u32) {}
 
     fn get_capabilities(&self) -> Vec<String> {
-        let mut capabilities = vec!["actions".to_owned(), "body".to_owned()];
+        let mut capabilities = vec!["body".to_owned()];
+        if self.actions {
+            capabilities.push("actions".into());
+        }
         if self.markup {
             capabilities.push("body-markup".into());
         }
@@ -169,15 +174,30 @@ pub fn stand_in_daemon(address: &str, markup: bool) -> (zbus::blocking::Connecti
     (connection, shown)
 }
 
+/// [`stand_in_daemon`] as a daemon that shows no action buttons (no `actions` capability).
+pub fn stand_in_daemon_without_actions(address: &str) -> (zbus::blocking::Connection, Shown) {
+    let (connection, shown, _) = serve_stand_in(address, false, false);
+    (connection, shown)
+}
+
 /// [`stand_in_daemon`], also recording each bubble's icon and desktop entry.
 pub fn stand_in_daemon_attributing(
     address: &str,
     markup: bool,
 ) -> (zbus::blocking::Connection, Shown, Attributed) {
+    serve_stand_in(address, markup, true)
+}
+
+fn serve_stand_in(
+    address: &str,
+    markup: bool,
+    actions: bool,
+) -> (zbus::blocking::Connection, Shown, Attributed) {
     let shown = Shown::default();
     let attributed = Attributed::default();
     let daemon = StandIn {
         markup,
+        actions,
         shown: Arc::clone(&shown),
         attributed: Arc::clone(&attributed),
         next_id: 0,
