@@ -684,3 +684,84 @@ fn an_invalid_outcome_file_blocks_answers_until_it_is_removed() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(inbox.outcome(&id)["answered_by"], json!(util::operator()));
 }
+
+/// A file in `questions/` that is never read (a link, a FIFO, a directory, a bad name, a
+/// second hard link) leaves no row, so `list` says what it is, after the requests, as the
+/// window's Problems view does; `list --problems --json` gives the same for scripts
+/// (issue 25). Without this a dropped request was invisible from the command line.
+#[test]
+fn list_shows_the_files_in_the_spool_it_never_read() {
+    let inbox = Inbox::new();
+    let id = ask(&inbox, CONFIRM);
+    let questions = inbox.spool().join("questions");
+    std::os::unix::fs::symlink(inbox.dir.path().join("x"), questions.join("link.json")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(questions.join("fifo.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::create_dir(questions.join("dir.json")).unwrap();
+    inbox.place_file("bad name.txt", b"{}");
+    inbox.place("linked", CONFIRM);
+    std::fs::hard_link(
+        questions.join("linked.json"),
+        inbox.dir.path().join("second-name.json"),
+    )
+    .unwrap();
+    let dropped = [
+        ("link.json", "symbolic link"),
+        ("fifo.json", "not a regular file"),
+        ("dir.json", "not a regular file"),
+        ("bad name.txt", ""),
+        ("linked.json", "hard link"),
+    ];
+
+    let out = inbox.run(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let section = text
+        .find("Problems")
+        .unwrap_or_else(|| panic!("no problems section: {text}"));
+    assert!(text.find(&id).unwrap() < section, "after the requests: {text}");
+    for (name, reason) in dropped {
+        let path = questions.join(name).display().to_string();
+        let at = text[section..]
+            .find(&path)
+            .unwrap_or_else(|| panic!("{name} is not listed: {text}"));
+        assert!(text[section + at..].contains(reason), "{name}: {text}");
+    }
+    assert!(text.contains("Not read: no outcome was written"), "{text}");
+
+    let out = inbox.run(&["list", "--problems", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let problems: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for (name, reason) in dropped {
+        let path = questions.join(name).display().to_string();
+        let problem = problems
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["path"] == json!(path))
+            .unwrap_or_else(|| panic!("{name} is not in {problems}"));
+        assert!(
+            problem["reasons"][0].as_str().unwrap().contains(reason),
+            "{problem}"
+        );
+    }
+    // `list --json` stays the array of requests scripts read, and says on standard error
+    // that there is more to see.
+    let out = inbox.run(&["list", "--json"]);
+    let rows: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{rows}");
+    assert!(stderr(&out).contains("list --problems"), "{}", stderr(&out));
+
+    // Once a file is put right it is no longer a problem.
+    std::fs::remove_file(inbox.dir.path().join("second-name.json")).unwrap();
+    for name in ["link.json", "fifo.json", "bad name.txt"] {
+        std::fs::remove_file(questions.join(name)).unwrap();
+    }
+    std::fs::remove_dir(questions.join("dir.json")).unwrap();
+    let out = inbox.run(&["list"]);
+    assert!(!stdout(&out).contains("Problems"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("linked"), "{}", stdout(&out));
+}

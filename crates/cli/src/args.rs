@@ -537,16 +537,23 @@ pub struct AskArgs {
 #[command(
     long_about = "List pending requests, most urgent first, then oldest first.\n\n\
     The spool is scanned first, so requests placed while no inbox ran are listed too. With \
-    --all, settled and cancelled requests follow, newest first."
+    --all, settled and cancelled requests follow, newest first. Files in the spool that are \
+    not read (a link, a FIFO, a directory, a bad name, a second hard link, another account's \
+    file) are listed after the requests, under Problems."
 )]
 pub struct ListArgs {
     /// Also list settled and cancelled requests.
-    #[arg(long, conflicts_with = "snoozed")]
+    #[arg(long, conflicts_with_all = ["snoozed", "problems"])]
     pub all: bool,
 
     /// List the snoozed requests instead (see `snooze`), each with when it returns.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "problems")]
     pub snoozed: bool,
+
+    /// List only the files in the spool that are not read, each with why (with --json, an
+    /// array of `{"path", "reasons", "seen_at"}`, as the window's Problems view has them).
+    #[arg(long)]
+    pub problems: bool,
 
     /// Print a JSON array of request summaries (each with `id`) instead of a table. A
     /// pending request that asks the same questions as others (see `answer --alike`) has

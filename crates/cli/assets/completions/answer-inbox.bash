@@ -1678,7 +1678,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__list)
-            opts="-h --all --snoozed --json --spool --db --team --policy --help"
+            opts="-h --all --snoozed --problems --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -71,6 +71,7 @@ complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l team 
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l policy -d 'The operator\'s policy file (TOML; see docs/POLICY.md) [default: <XDG config dir>/answer-inbox/policy.toml; without that file the shipped policy applies]' -r -F
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l all -d 'Also list settled and cancelled requests'
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l snoozed -d 'List the snoozed requests instead (see `snooze`), each with when it returns'
+complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l problems -d 'List only the files in the spool that are not read, each with why (with --json, an array of `{"path", "reasons", "seen_at"}`, as the window\'s Problems view has them)'
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -l json -d 'Print a JSON array of request summaries (each with `id`) instead of a table. A pending request that asks the same questions as others (see `answer --alike`) has `"alike": {"fingerprint": HEX, "size": N}`: equal fingerprints are one group of N'
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c answer-inbox -n "__fish_answer_inbox_using_subcommand show" -l spool -d 'The spool directory (created when missing) [default: the settings file\'s spool, else <XDG data dir>/answer-inbox/spool; see `answer-inbox config`]' -r -F

@@ -1,13 +1,18 @@
-//! `list [--all | --snoozed] [--json]`: what is waiting for the operator (a request the
-//! policy holds is marked), which pending requests ask the same questions (groups that
-//! `answer ID --alike` answers at once), and what is snoozed.
+//! `list [--all | --snoozed | --problems] [--json]`: what is waiting for the operator (a
+//! request the policy holds is marked), which pending requests ask the same questions
+//! (groups that `answer ID --alike` answers at once), what is snoozed, and the files in the
+//! spool that are never read (a request dropped there must not be invisible).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use anyhow::{Context, Result};
-use chrono::Utc;
+use chrono::{SecondsFormat, Utc};
+use inbox_app::SpoolProblemView;
 use inbox_engine::alike::{alike_groups, AlikeGroup};
-use inbox_engine::RequestSummary;
+use inbox_engine::spool::classify;
+use inbox_engine::{Area, Engine, RequestSummary};
+use inbox_protocol::text::one_line;
 use serde::Serialize;
 
 use crate::args::{ListArgs, LocationArgs};
@@ -39,6 +44,10 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
         .context("cannot list snoozed requests")?;
     if args.snoozed {
         return list_snoozed(&snoozed, args.json);
+    }
+    let problems = spool_problems(&engine)?;
+    if args.problems {
+        return list_problems(&problems, args.json);
     }
     let mut rows = engine.queries().pending().context("cannot list requests")?;
     let groups = alike_groups(&engine.queries()).context("cannot find alike requests")?;
@@ -74,6 +83,17 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
         }
         output::stdout(&text)?;
     }
+    if !problems.is_empty() {
+        if args.json {
+            // The array of requests is what scripts read; the problems have their own.
+            output::stderr(&format!(
+                "{} in the spool not read (answer-inbox list --problems --json)",
+                render::count(problems.len(), "file")
+            ));
+        } else {
+            output::stdout(&format!("\n{}", problems_text(&problems)))?;
+        }
+    }
     if !args.json && !snoozed.is_empty() {
         // Out of the list, not out of mind: say they exist and how to see them.
         output::stderr(&format!(
@@ -94,6 +114,64 @@ fn list_snoozed(rows: &[RequestSummary], json: bool) -> Result<u8> {
         output::stdout(&render::summary_table(rows, false, Utc::now()))?;
     }
     Ok(exit::OK)
+}
+
+/// The files in the spool that are not read, as the window's Problems view has them (its
+/// rejected requests are `list --all`'s rows here): those still there, less a request file
+/// read since (its second name removed, say).
+fn spool_problems(engine: &Engine) -> Result<Vec<SpoolProblemView>> {
+    let queries = engine.queries();
+    let stored = queries.problems().context("cannot list spool problems")?;
+    let known = queries.known().context("cannot list requests")?;
+    let questions = engine.spool().dir(Area::Questions);
+    let read_since = |path: &Path| {
+        path.parent() == Some(questions.as_path())
+            && path
+                .file_name()
+                .and_then(|name| classify(Area::Questions, name).ok())
+                .is_some_and(|id| known.contains_key(&id))
+    };
+    Ok(stored
+        .into_iter()
+        .filter(|(path, _, _)| {
+            let path = Path::new(path);
+            path.symlink_metadata().is_ok() && !read_since(path)
+        })
+        // Names and reasons come from the spool: one line each, by the one text policy.
+        .map(|(path, reason, seen)| SpoolProblemView {
+            id: None,
+            path: one_line(&path).into_owned(),
+            reasons: vec![one_line(&reason).into_owned()],
+            seen_at: seen.to_rfc3339_opts(SecondsFormat::Millis, true),
+        })
+        .collect())
+}
+
+/// `list --problems`: the files not read, and nothing else.
+fn list_problems(problems: &[SpoolProblemView], json: bool) -> Result<u8> {
+    if json {
+        output::json(&problems)?;
+    } else if problems.is_empty() {
+        output::stdout("No problems: every file in the spool is a valid request.\n")?;
+    } else {
+        output::stdout(&problems_text(problems))?;
+    }
+    Ok(exit::OK)
+}
+
+/// The Problems section, in the window's words.
+fn problems_text(problems: &[SpoolProblemView]) -> String {
+    let mut text = String::from("Problems: files in the spool that are not valid requests\n");
+    for problem in problems {
+        text.push_str(&format!(
+            "  {}\n    Not read: no outcome was written\n",
+            problem.path
+        ));
+        for reason in &problem.reasons {
+            text.push_str(&format!("    {reason}\n"));
+        }
+    }
+    text
 }
 
 /// Every row, with `alike` on the pending ones that are in a group.
