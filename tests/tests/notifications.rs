@@ -11,6 +11,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use inbox_harness::desktop::AppDirs;
+use inbox_harness::process::Tree;
 use inbox_harness::session::Session;
 
 use crate::util::{self, eventually, Inbox, Running};
@@ -235,4 +237,107 @@ fn without_a_notification_daemon_ingest_and_answers_do_not_wait() {
         watch.seen
     );
     watch.stop();
+}
+
+/// The desktop app on `inbox`, in `session`, without a WebDriver (no window is driven: only
+/// its bubbles). Stopped with everything it started (WebKit's helpers), by PID, when dropped.
+struct App {
+    running: Running,
+    tree: Tree,
+}
+
+impl App {
+    fn start(inbox: &Inbox, session: &Session) -> App {
+        let dirs = AppDirs::create(&inbox.dir.path().join("app"));
+        std::fs::create_dir_all(inbox.spool()).unwrap();
+        let log = dirs.logs().join("app.log");
+        let mut cmd = session.command(util::sibling_binary("answer-inbox-desktop"));
+        dirs.apply(&mut cmd, &inbox.spool(), &inbox.db(), "e2e");
+        cmd.stdout(File::create(&log).unwrap())
+            .stderr(File::create(log.with_extension("err")).unwrap());
+        App {
+            running: Running::adopt(cmd.spawn().unwrap()),
+            tree: Tree::default(),
+        }
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.tree.remember(self.running.child.id());
+        self.running.stop();
+        self.tree.terminate(Duration::from_secs(5));
+    }
+}
+
+/// An agent's permission prompt, placed by the real `answer-inbox hook claude-code` for a
+/// Bash call, raises a bubble in the real app that shows the command whole and carries the
+/// window's choices as buttons, in its order; pressing Deny in dunst answers it (the
+/// decision alone, no reason), and the hook tells Claude Code to deny the call.
+#[test]
+fn deny_on_an_agents_decision_bubble_writes_the_decision_and_the_hook_denies() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox.dir.path().join("session"), true);
+    let _app = App::start(&inbox, &session);
+
+    let payload = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/claude-code/pre-tool-use-bash.json"),
+    )
+    .unwrap();
+    let mut hook = inbox.cmd(&["hook", "claude-code", "--timeout", "120s"]);
+    // Session allowances go to the test's own directory, never the account's.
+    hook.env("XDG_STATE_HOME", inbox.dir.path().join("xdg-state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut hook = Running::adopt(hook.spawn().unwrap());
+    std::io::Write::write_all(&mut hook.child.stdin.take().unwrap(), &payload).unwrap();
+
+    let command = "git push --force-with-lease origin feature/checkout-v2";
+    let title = format!("Claude Code wants to run: {command}");
+    let call = session.wait_notify(&title);
+    assert_eq!(
+        call.action_keys(),
+        ["default", "answer:0", "answer:1", "answer:2"],
+        "{}",
+        call.raw
+    );
+    let labels: Vec<&str> = call.actions[1..].iter().map(|(_, l)| l.as_str()).collect();
+    assert_eq!(labels[..2], ["1. Allow once", "2. Deny"], "{}", call.raw);
+    assert!(labels[2].starts_with("3. Allow this command for this session"));
+    // The command whole, on a line of its own, above the options the buttons give.
+    let lines: Vec<&str> = call.body.lines().collect();
+    let at = lines.iter().position(|l| *l == command).expect(&call.body);
+    let options = lines.iter().position(|l| l.starts_with("• 1. ")).unwrap();
+    assert!(at < options, "{}", call.body);
+    assert_eq!(lines[options..].len(), 3, "{}", call.body);
+
+    session.press_action(&title, "answer:1");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut hook.child.stdout.take().unwrap(), &mut stdout).unwrap();
+    let printed: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: the hook printed {stdout:?}"));
+    let specific = &printed["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{printed}");
+    let answers: Vec<_> = std::fs::read_dir(inbox.spool().join("answers"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    let [outcome] = answers.as_slice() else {
+        panic!("one outcome, not {answers:?}");
+    };
+    let outcome: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(outcome).unwrap()).unwrap();
+    assert_eq!(outcome["status"], "answered", "{outcome}");
+    assert_eq!(
+        outcome["answers"],
+        serde_json::json!({"decision": "Deny"}),
+        "{outcome}"
+    );
+    assert_eq!(
+        outcome["answered_by"],
+        util::operator().as_str(),
+        "{outcome}"
+    );
 }
