@@ -18,6 +18,7 @@
 //! inbox-bench desktop-notify [N=30]
 //! inbox-bench desktop-visible [N=10000]           (issue 11: placed → row in the window)
 //! inbox-bench desktop-memory-breakdown [N=10000]  (issue 11: PSS by process and mapping)
+//! inbox-bench notify-close [N=30]      (issue 24: settled elsewhere → bubble closed)
 //! inbox-bench web-live [N=200]          (issue 14: placed → visible on an open web page)
 //! inbox-bench web-idle-pages [N=50]     (issue 14: the server's memory per idle page)
 //! ```
@@ -26,6 +27,7 @@
 
 mod autonomous_burst;
 mod burst;
+mod close;
 mod desktop;
 mod fixtures;
 mod harness;
@@ -44,6 +46,7 @@ const USAGE: &str =
     "usage: inbox-bench <ingest-latency [N] | burst [N] | startup [N] | round-trip [N] | all
                     | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]
                     | autonomous-burst [N] | desktop-visible [N] | desktop-memory-breakdown [N]
+                    | notify-close [N]
                     | web-live [N] | web-idle-pages [N]>
 
   ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
@@ -59,6 +62,10 @@ const USAGE: &str =
                            N autonomous requests at once: outcomes/s of `answer-inbox watch`
                            (next to this binary) next to a bare responder that fsyncs each
                            outcome, both from outside, on a disk (not a tmpfs)
+  notify-close [N=30]      a request answered by another instance → its bubble closed
+                           (`CloseNotification` on the bus) by `answer-inbox watch` (next to
+                           this binary) in a private session with dunst; Xvfb, dbus-daemon,
+                           dbus-monitor and dunst installed
 
   The desktop app (release builds of answer-inbox-desktop and inbox-bare-window next to this
   binary; Xvfb, dbus-daemon, dbus-monitor, dunst, xdotool and tauri-driver installed):
@@ -131,6 +138,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "startup" => startup::run,
         "round-trip" => roundtrip::run,
         "autonomous-burst" => autonomous_burst::run,
+        "notify-close" => close::run,
         "desktop" => desktop::run,
         "desktop-memory" => desktop::run_memory,
         "desktop-window" => desktop::run_window,
@@ -153,6 +161,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "burst" => burst::DEFAULT_N,
         "startup" => startup::DEFAULT_N,
         "autonomous-burst" => autonomous_burst::DEFAULT_N,
+        "notify-close" => close::DEFAULT_N,
         "desktop"
         | "desktop-memory"
         | "desktop-window"
