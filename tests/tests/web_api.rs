@@ -1,7 +1,8 @@
 //! `answer-inbox serve` through its HTTP API, black-box: a real server on its own inbox, and
 //! the test as the paired browser (and as ntfy's app). Pairing gives a cookie and a CSRF
 //! token; every route refuses what lacks them, a foreign Origin or Host, a revoked device,
-//! an address that keeps failing; answers are recorded as from the web and the device's
+//! a network that keeps failing (but never a paired device for another's failures); idle
+//! and half-sent requests are closed in time and never keep out a real one; answers are recorded as from the web and the device's
 //! name, bound to the version shown; one-time push links answer once; the page carries the
 //! window's CSP; TLS serves the certificate the pairing link names.
 
@@ -122,10 +123,19 @@ fn agent() -> ureq::Agent {
 }
 
 fn agent_with(tls: ureq::tls::TlsConfig) -> ureq::Agent {
+    agent_giving_up(tls, Duration::from_secs(20))
+}
+
+/// Like [`agent`], giving up after `timeout`.
+fn agent_with_timeout(timeout: Duration) -> ureq::Agent {
+    agent_giving_up(ureq::tls::TlsConfig::default(), timeout)
+}
+
+fn agent_giving_up(tls: ureq::tls::TlsConfig, timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(20)))
+        .timeout_global(Some(timeout))
         .tls_config(tls)
         .build()
         .into()
@@ -604,8 +614,12 @@ fn a_host_header_naming_another_server_is_refused_even_with_a_valid_cookie() {
     server.stop();
 }
 
+/// Guesses are limited per source network, and this machine is one source whichever
+/// loopback address it uses; but another's guesses never lock out a paired device on the
+/// same network (here the same machine: a reverse proxy, an SSH tunnel, a shared NAT), nor a
+/// right pairing code. A device's own wrong CSRF tokens count against that device alone.
 #[test]
-fn an_address_that_keeps_failing_is_refused_even_with_a_valid_token() {
+fn others_guesses_from_the_same_network_never_lock_out_a_paired_device() {
     let server = Server::start(&[]);
     let phone = server.first_device("phone");
     let out = server.inbox.run(&["devices", "pair"]);
@@ -617,19 +631,142 @@ fn an_address_that_keeps_failing_is_refused_even_with_a_valid_token() {
             .session(&made_up)
             .assert_refused(401, "unauthorized", "a guess");
     }
-    server.session(&phone.cookie).assert_refused(
+    server.session("inbox_device=guess-more").assert_refused(
         429,
         "rate_limited",
-        "the session after ten guesses",
+        "the guesser after ten guesses",
     );
+    server.pair("a-made-up-code", "tablet").assert_refused(
+        429,
+        "rate_limited",
+        "a made-up pairing code",
+    );
+
+    server
+        .session(&phone.cookie)
+        .ok("the paired phone's session after another's ten guesses");
     server
         .command(&phone, "list_pending", json!({}))
-        .assert_refused(429, "rate_limited", "a command after ten guesses");
-    server.pair(&spare.code, "tablet").assert_refused(
-        429,
-        "rate_limited",
-        "pairing after ten guesses",
+        .ok("the paired phone's command after another's ten guesses");
+    let tablet = Device::of(&server.pair(&spare.code, "tablet"));
+
+    let wrong_csrf = [
+        ("Cookie", phone.cookie.as_str()),
+        ("Origin", server.origin.as_str()),
+        ("X-Inbox-CSRF", "guessed"),
+    ];
+    for _ in 0..FAILURE_LIMIT {
+        server
+            .post("/api/list_pending", &wrong_csrf, "{}")
+            .assert_refused(403, "forbidden", "a wrong CSRF token");
+    }
+    server
+        .command(&phone, "list_pending", json!({}))
+        .assert_refused(429, "rate_limited", "the phone after its ten wrong tokens");
+    server
+        .command(&tablet, "list_pending", json!({}))
+        .ok("another device on the same network");
+    server.stop();
+}
+
+/// Sets the soft and hard limits on open files of process `pid` with util-linux's prlimit
+/// (the test has no binding to setrlimit; prlimit does the same for any process).
+fn limit_open_files(pid: u32, soft: u64, hard: Option<u64>) {
+    let hard = hard.map(|h| h.to_string()).unwrap_or_default();
+    let out = std::process::Command::new("prlimit")
+        .args([
+            "--pid",
+            &pid.to_string(),
+            &format!("--nofile={soft}:{hard}"),
+        ])
+        .output()
+        .expect("prlimit (util-linux) runs");
+    assert!(out.status.success(), "prlimit: {}", stderr(&out));
+}
+
+/// The soft and hard limits on open files of this process.
+fn open_files_limit() -> (u64, u64) {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits
+        .lines()
+        .find(|line| line.starts_with("Max open files"))
+        .unwrap();
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+/// Half a request: a request line and one header, never the blank line that ends them.
+const HALF_A_REQUEST: &[u8] = b"GET /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+
+/// Idle and half-sent requests (a slowloris) are closed when they have not sent a whole
+/// request in ten seconds, and however many are open, a real request is answered: the
+/// server, given the usual 1,024 descriptors, holds at most 64 from one source and closes
+/// the oldest waiting one for a newer connection.
+#[test]
+fn idle_and_half_sent_requests_are_closed_and_never_keep_out_a_real_one() {
+    const IDLE: usize = 1_100;
+    let server = Server::start(&[]);
+    let phone = server.first_device("phone");
+    limit_open_files(server.process.child.id(), 1_024, Some(1_024));
+    let (soft, hard) = open_files_limit();
+    if soft < (IDLE + 200) as u64 {
+        assert!(
+            hard >= (IDLE + 200) as u64,
+            "this test needs {} descriptors",
+            IDLE + 200
+        );
+        limit_open_files(std::process::id(), hard, None);
+    }
+    let address = format!("127.0.0.1:{}", server.port());
+
+    // A lone half-sent request is closed after the timeout: the read ends, nothing is sent.
+    let started = Instant::now();
+    let mut lone = TcpStream::connect(&address).unwrap();
+    lone.write_all(HALF_A_REQUEST).unwrap();
+    lone.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut sent = Vec::new();
+    let end = lone.read_to_end(&mut sent);
+    let waited = started.elapsed();
+    assert!(
+        end.is_ok()
+            || end
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "the server closes the connection rather than keep it open: {end:?} after {waited:?}"
     );
+    assert!(
+        (Duration::from_secs(9)..Duration::from_secs(20)).contains(&waited),
+        "closed after the ten seconds a request may take, not before: {waited:?}"
+    );
+
+    // Many of them, more than the server has descriptors for.
+    let idle: Vec<TcpStream> = (0..IDLE)
+        .filter_map(|_| {
+            let mut stream =
+                TcpStream::connect_timeout(&address.parse().unwrap(), Duration::from_secs(2))
+                    .ok()?;
+            stream.write_all(HALF_A_REQUEST).ok()?;
+            Some(stream)
+        })
+        .collect();
+    assert!(idle.len() > 1_024, "only {} connected", idle.len());
+    let impatient = agent_with_timeout(Duration::from_secs(5));
+    let reply = read_reply(
+        impatient
+            .get(format!("{}/api/session", server.origin))
+            .header("Cookie", &phone.cookie)
+            .call(),
+        &format!(
+            "a real request while {} idle connections are open",
+            idle.len()
+        ),
+    );
+    assert_eq!(reply.ok("the session")["device_name"], "phone");
+    drop(idle);
     server.stop();
 }
 

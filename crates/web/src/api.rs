@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::devices::{Authenticated, DeviceError};
 use crate::errors::{HttpError, WebErrorCode};
-use crate::guard::{same_origin, secrets_equal};
+use crate::guard::{same_origin, secrets_equal, Source};
 use crate::state::Shared;
 
 /// The cookie that carries a device's token.
@@ -61,34 +61,57 @@ fn token_of(headers: &HeaderMap) -> Option<&str> {
         .find_map(|pair| pair.trim().strip_prefix(COOKIE_NAME)?.strip_prefix('='))
 }
 
-/// The device behind a request, or why not. A wrong token counts as a failure of its
-/// address; an address over its limit is refused before anything is looked up.
+/// The device behind a request, or why not. A right token is honoured whatever others
+/// failed from the same network, unless the device itself has failed too often (wrong CSRF
+/// tokens); a wrong one counts against the network it came from.
 fn device(
     shared: &Shared,
     headers: &HeaderMap,
     peer: SocketAddr,
 ) -> Result<Authenticated, HttpError> {
-    let now = Instant::now();
-    if shared.failures.blocked(peer.ip(), now) {
-        return Err(HttpError::rate_limited());
-    }
     let Some(token) = token_of(headers) else {
-        return Err(HttpError::unauthorized());
+        return Err(refused(shared, peer, HttpError::unauthorized(), Count::No));
     };
     match shared
         .devices
         .authenticate(token, Utc::now())
         .map_err(storage)?
     {
-        Some(auth) => Ok(auth),
-        None => {
-            shared.failures.record(peer.ip(), now);
-            Err(HttpError::unauthorized())
+        Some(auth)
+            if shared
+                .failures
+                .blocked(&Source::device(&auth.device.id), Instant::now()) =>
+        {
+            Err(HttpError::rate_limited())
         }
+        Some(auth) => Ok(auth),
+        None => Err(refused(shared, peer, HttpError::unauthorized(), Count::Yes)),
     }
 }
 
+/// Whether a refusal is a failure to count (a wrong secret) or only a missing one.
+#[derive(PartialEq)]
+enum Count {
+    Yes,
+    No,
+}
+
+/// A request without a right secret from `peer`: "too many" while its network is over its
+/// limit (and then not counted again, so a window ends), else `refusal`, counted if asked.
+fn refused(shared: &Shared, peer: SocketAddr, refusal: HttpError, count: Count) -> HttpError {
+    let source = Source::network(peer.ip());
+    let now = Instant::now();
+    if shared.failures.blocked(&source, now) {
+        return HttpError::rate_limited();
+    }
+    if count == Count::Yes {
+        shared.failures.record(source, now);
+    }
+    refusal
+}
+
 /// A state-changing request: a device, from the page's own origin, with its CSRF token.
+/// A wrong CSRF token comes with the device's own cookie: it counts against the device.
 fn device_for_change(
     shared: &Shared,
     headers: &HeaderMap,
@@ -102,7 +125,9 @@ fn device_for_change(
     }
     let sent = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
     if !sent.is_some_and(|sent| secrets_equal(sent, &auth.csrf)) {
-        shared.failures.record(peer.ip(), Instant::now());
+        shared
+            .failures
+            .record(Source::device(&auth.device.id), Instant::now());
         return Err(HttpError::forbidden(
             "the CSRF token is missing or wrong; reload the page. Nothing was done",
         ));
@@ -140,17 +165,14 @@ fn cookie(shared: &Shared, value: &str, max_age: u64) -> HeaderValue {
     .unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-/// Exchanges a pairing code (once) for a device token in an HttpOnly cookie.
+/// Exchanges a pairing code (once) for a device token in an HttpOnly cookie. A right code
+/// pairs whatever others failed from the same network; a wrong one counts against it.
 pub(crate) async fn pair(
     State(shared): SharedState,
     ConnectInfo(peer): Peer,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let now = Instant::now();
-    if shared.failures.blocked(peer.ip(), now) {
-        return HttpError::rate_limited().into_response();
-    }
     if !same_origin(&headers, shared.scheme(), shared.public_origin.as_deref()) {
         return HttpError::forbidden("pairing must come from the inbox's own page (Origin)")
             .into_response();
@@ -173,10 +195,13 @@ pub(crate) async fn pair(
                 .insert(SET_COOKIE, cookie(&shared, &session.token, 400 * 24 * 3600));
             response
         }
-        Err(DeviceError::PairingRefused(why)) => {
-            shared.failures.record(peer.ip(), now);
-            HttpError::web(WebErrorCode::PairingRefused, why).into_response()
-        }
+        Err(DeviceError::PairingRefused(why)) => refused(
+            &shared,
+            peer,
+            HttpError::web(WebErrorCode::PairingRefused, why),
+            Count::Yes,
+        )
+        .into_response(),
         Err(DeviceError::BadName(why)) => HttpError::bad_input(why).into_response(),
         Err(error) => storage(error).into_response(),
     }
@@ -224,16 +249,14 @@ pub(crate) async fn events(
 /// A one-time answer link (an ntfy `http` action): answers its request once, with the
 /// answer it was made for, if the request is still the version it was made for. The
 /// unguessable token is the authority; a browser page elsewhere cannot use it either way.
+/// A right token answers whatever others failed from the same network (the phone pressing
+/// the button may share it with them); a wrong one counts against it.
 pub(crate) async fn act(
     State(shared): SharedState,
     ConnectInfo(peer): Peer,
     headers: HeaderMap,
     Path(token): Path<String>,
 ) -> Response {
-    let now = Instant::now();
-    if shared.failures.blocked(peer.ip(), now) {
-        return HttpError::rate_limited().into_response();
-    }
     // ntfy's app sends no Origin; a browser does, and then it must be this page.
     if headers.contains_key(axum::http::header::ORIGIN)
         && !same_origin(&headers, shared.scheme(), shared.public_origin.as_deref())
@@ -244,8 +267,8 @@ pub(crate) async fn act(
     let action = match shared.devices.redeem_action(&token, Utc::now()) {
         Ok(action) => action,
         Err(DeviceError::ActionRefused(why)) => {
-            shared.failures.record(peer.ip(), now);
-            return HttpError::web(WebErrorCode::LinkRefused, why).into_response();
+            let refusal = HttpError::web(WebErrorCode::LinkRefused, why);
+            return refused(&shared, peer, refusal, Count::Yes).into_response();
         }
         Err(error) => return storage(error).into_response(),
     };

@@ -96,7 +96,7 @@ impl HttpError {
     pub fn rate_limited() -> HttpError {
         HttpError::web(
             WebErrorCode::RateLimited,
-            "too many failed attempts from this address; wait a minute and try again",
+            "too many failed attempts from this network (or this device); wait a minute and try again",
         )
     }
 

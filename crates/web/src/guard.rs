@@ -1,13 +1,13 @@
 //! What every request must pass before it reaches the inbox: the Host header names this
 //! server (no DNS rebinding), a state-changing request comes from the page's own origin with
-//! the device's CSRF token, and an address that keeps failing is told to wait.
+//! the device's CSRF token, and a source that keeps presenting wrong secrets is told to wait.
 //!
 //! Rebinding needs a name the attacker controls that resolves to this machine; an IP
 //! literal cannot be rebound, so any IP literal is a fine Host, and names must be ones the
 //! operator listed (or this machine's own names when it listens on every address).
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -94,13 +94,58 @@ pub fn secrets_equal(a: &str, b: &str) -> bool {
         == 0
 }
 
-/// Failed attempts (a wrong token, pairing code, one-time link or CSRF token) per address in
-/// a fixed window; past the limit the address is refused until the window ends. Guessing a
-/// 256-bit token is hopeless anyway; this keeps the log and the database quiet.
+/// Who failed attempts are counted against.
+///
+/// A wrong secret (a device token, a pairing code, a one-time link) is counted against the
+/// network it came from: one IPv4 address, one IPv6 /64 (what one home or one host is
+/// given, so rotating through it gains nothing), and this machine as one source, whichever
+/// loopback address it uses (any of 127.0.0.0/8 or ::1 reaches the server, so each must not
+/// be a budget of its own). A wrong CSRF token comes with a device's valid cookie, so it is
+/// counted against that device instead: the cookie's holder is the one failing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// This machine: 127.0.0.0/8, ::1 (and a reverse proxy or an SSH tunnel on it).
+    ThisMachine,
+    V4(Ipv4Addr),
+    /// The /64 the address is in (its first 64 bits; the rest zero).
+    V6Network(Ipv6Addr),
+    /// A paired device, by its id.
+    Device(String),
+}
+
+impl Source {
+    /// The network a connection comes from; an IPv4 address written as IPv6
+    /// (`::ffff:192.0.2.7`, what a dual-stack socket reports) is that IPv4 address.
+    pub fn network(ip: IpAddr) -> Source {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        match ip {
+            ip if ip.is_loopback() => Source::ThisMachine,
+            IpAddr::V4(v4) => Source::V4(v4),
+            IpAddr::V6(v6) => {
+                let prefix = u128::from(v6) & !u128::from(u64::MAX);
+                Source::V6Network(Ipv6Addr::from(prefix))
+            }
+        }
+    }
+
+    pub fn device(id: &str) -> Source {
+        Source::Device(id.to_owned())
+    }
+}
+
+/// Failed attempts per [`Source`] in a fixed window; past the limit the source's wrong
+/// secrets are refused as "too many" until the window ends. A right secret is always
+/// honoured, whoever else failed from the same network: others' guesses never lock out a
+/// paired device (or the phone pressing a push's button) behind the same NAT, proxy or
+/// machine. Guessing a 256-bit secret is hopeless anyway; this keeps the log and the
+/// database quiet.
 pub struct Failures {
     limit: u32,
     window: Duration,
-    seen: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+    seen: Mutex<HashMap<Source, (Instant, u32)>>,
 }
 
 impl Failures {
@@ -112,20 +157,20 @@ impl Failures {
         }
     }
 
-    /// Whether `ip` has used up its failures for now.
-    pub fn blocked(&self, ip: IpAddr, now: Instant) -> bool {
+    /// Whether `source` has used up its failures for now.
+    pub fn blocked(&self, source: &Source, now: Instant) -> bool {
         let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        seen.get(&ip).is_some_and(|(since, count)| {
+        seen.get(source).is_some_and(|(since, count)| {
             now.duration_since(*since) < self.window && *count >= self.limit
         })
     }
 
-    /// Counts one failure from `ip`. Old windows are dropped as they are met, so the map
-    /// holds at most the addresses that failed within one window.
-    pub fn record(&self, ip: IpAddr, now: Instant) {
+    /// Counts one failure of `source`. Old windows are dropped as they are met, so the map
+    /// holds at most the sources that failed within one window.
+    pub fn record(&self, source: Source, now: Instant) {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         seen.retain(|_, (since, _)| now.duration_since(*since) < self.window);
-        let entry = seen.entry(ip).or_insert((now, 0));
+        let entry = seen.entry(source).or_insert((now, 0));
         entry.1 = entry.1.saturating_add(1);
     }
 }
@@ -202,17 +247,48 @@ mod tests {
     }
 
     #[test]
-    fn an_address_is_blocked_after_its_failures_until_the_window_ends() {
+    fn a_source_is_blocked_after_its_failures_until_the_window_ends() {
         let failures = Failures::new(3, Duration::from_secs(60));
-        let ip: IpAddr = "192.0.2.1".parse().unwrap();
-        let other: IpAddr = "192.0.2.2".parse().unwrap();
+        let ip = Source::network("192.0.2.1".parse().unwrap());
+        let other = Source::network("192.0.2.2".parse().unwrap());
         let start = Instant::now();
         for _ in 0..3 {
-            assert!(!failures.blocked(ip, start));
-            failures.record(ip, start);
+            assert!(!failures.blocked(&ip, start));
+            failures.record(ip.clone(), start);
         }
-        assert!(failures.blocked(ip, start));
-        assert!(!failures.blocked(other, start), "only the failing address");
-        assert!(!failures.blocked(ip, start + Duration::from_secs(61)));
+        assert!(failures.blocked(&ip, start));
+        assert!(!failures.blocked(&other, start), "only the failing address");
+        assert!(
+            !failures.blocked(&Source::device("phone"), start),
+            "nor a device"
+        );
+        assert!(!failures.blocked(&ip, start + Duration::from_secs(61)));
+    }
+
+    /// Every loopback address is this machine, and an IPv6 /64 is one network: moving to
+    /// another address within either gets no new budget.
+    #[test]
+    fn loopback_and_an_ipv6_64_are_each_one_source() {
+        let source = |text: &str| Source::network(text.parse().unwrap());
+        for machine in [
+            "127.0.0.1",
+            "127.0.0.2",
+            "127.255.255.254",
+            "::1",
+            "::ffff:127.0.0.9",
+        ] {
+            assert_eq!(source(machine), Source::ThisMachine, "{machine}");
+        }
+        assert_eq!(source("2001:db8:1:2::1"), source("2001:db8:1:2:ffff:0:0:7"));
+        assert_ne!(source("2001:db8:1:2::1"), source("2001:db8:1:3::1"));
+        assert_eq!(source("::ffff:192.0.2.7"), source("192.0.2.7"));
+        assert_ne!(source("192.0.2.7"), source("192.0.2.8"));
+
+        let failures = Failures::new(3, Duration::from_secs(60));
+        let now = Instant::now();
+        for n in 2..5 {
+            failures.record(source(&format!("127.0.0.{n}")), now);
+        }
+        assert!(failures.blocked(&source("127.0.0.200"), now));
     }
 }

@@ -12,6 +12,7 @@
 //!   the links pushes carry.
 //! - [`api`]: the handlers: session, pairing, the window's commands, one-time links.
 //! - [`guard`]: Host, Origin and CSRF checks, the failed-attempt limiter.
+//! - [`connections`]: the caps on open connections and the deadline for a whole request.
 //! - [`events`]: the inbox's events as server-sent events for open pages.
 //! - [`assets`]: the built UI with the window's CSP.
 //! - [`errors`]: `{code, message}` HTTP errors, and the codes only a browser meets.
@@ -24,6 +25,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod connections;
 pub mod devices;
 pub mod errors;
 pub mod events;

@@ -16,6 +16,7 @@ use axum::Router;
 use chrono::Utc;
 use url::Url;
 
+use crate::connections::{Admit, Connections, PER_SOURCE, REQUEST_READ_TIMEOUT, TOTAL};
 use crate::devices::{DeviceError, DeviceStore, PendingAction};
 use crate::errors::HttpError;
 use crate::events::EventFeed;
@@ -28,7 +29,8 @@ use crate::{api, assets};
 /// How long the pairing code in a printed link stays good.
 pub const PAIRING_TTL: Duration = Duration::from_secs(10 * 60);
 
-/// The most failed attempts one address may make in [`FAILURE_WINDOW`].
+/// The most failed attempts one source (a network, or a device: [`crate::guard::Source`])
+/// may make in [`FAILURE_WINDOW`].
 pub const FAILURE_LIMIT: u32 = 10;
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
 
@@ -130,7 +132,10 @@ impl Listening {
                 .map(|u| u.origin().ascii_serialization()),
             failures: Failures::new(FAILURE_LIMIT, FAILURE_WINDOW),
         });
-        let app = router(shared).into_make_service_with_connect_info::<SocketAddr>();
+        let connections = Connections::new(PER_SOURCE, TOTAL, REQUEST_READ_TIMEOUT);
+        let app = router(shared, Arc::clone(&connections))
+            .into_make_service_with_connect_info::<SocketAddr>();
+        let admit = Admit { connections };
         let handle = axum_server::Handle::new();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -152,12 +157,14 @@ impl Listening {
                         Some(config) => {
                             let config = axum_server::tls_rustls::RustlsConfig::from_config(config);
                             axum_server::from_tcp_rustls(listener, config)
+                                .map(|tls| tls.acceptor(admit))
                                 .handle(serve_handle)
                                 .serve(app)
                                 .await
                         }
                         None => {
                             axum_server::from_tcp(listener)
+                                .acceptor(admit)
                                 .handle(serve_handle)
                                 .serve(app)
                                 .await
@@ -363,7 +370,7 @@ impl inbox_notifications::Links for ServerLinks {
     }
 }
 
-fn router(shared: Arc<Shared>) -> Router {
+fn router(shared: Arc<Shared>, connections: Arc<Connections>) -> Router {
     Router::new()
         .route("/api/session", get(api::session))
         .route("/api/pair", post(api::pair))
@@ -373,6 +380,11 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/api/{command}", post(api::command))
         .fallback(get(page))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        // Inside the Host check, whose JSON errors then cover its 413 too.
+        .layer(middleware::from_fn_with_state(
+            (connections, BODY_LIMIT),
+            crate::connections::hold,
+        ))
         .layer(middleware::from_fn_with_state(
             Arc::clone(&shared),
             check_host,
