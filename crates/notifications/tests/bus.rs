@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use crate::common::{
-    announcement, confirm, next_notified, stand_in_daemon, stand_in_daemon_attributing,
-    stand_in_daemon_without_actions, PrivateBus,
+    announcement, app_notifications, confirm, next_notified, stand_in_daemon,
+    stand_in_daemon_attributing, stand_in_daemon_without_actions, PrivateBus,
 };
 use inbox_engine::notifier::Notifier;
 use inbox_harness::process::eventually;
@@ -160,14 +160,7 @@ fn a_daemon_without_actions_gets_no_answers_listed() {
     let (_daemon, shown) = stand_in_daemon_without_actions(&private.address);
     let bus = NotificationBus::at(&private.address);
     assert!(!bus.shows_actions().unwrap());
-    let (events_tx, events) = crossbeam_channel::unbounded();
-    let notifications = Notifications::builder("Answer Inbox")
-        .bus(Arc::clone(&bus))
-        .events(events_tx)
-        .answer_buttons()
-        .on_choice(|_| {})
-        .start()
-        .unwrap();
+    let (notifications, events) = app_notifications(&bus);
     notifications.announce(vec![announcement("deploy", &confirm("Deploy?", "planu"))]);
     assert_eq!(next_notified(&events), (vec!["deploy".to_owned()], false));
     assert_eq!(

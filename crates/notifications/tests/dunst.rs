@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::common::{announcement, confirm, next_notified};
+use crate::common::{announcement, app_notifications, confirm, next_notified};
 use inbox_engine::notifier::Notifier;
 use inbox_harness::process::{eventually, Running};
 use inbox_harness::session::Session;
@@ -259,14 +259,7 @@ fn a_bubble_with_buttons_shows_what_they_answer_and_urgent_or_long_ones_have_non
     let _dunst = dunst_reading_markup(&session);
     let bus = NotificationBus::at(&session.bus_address);
     assert!(has_body_markup(&bus));
-    let (events_tx, events) = crossbeam_channel::unbounded();
-    let notifications = Notifications::builder("Answer Inbox")
-        .bus(Arc::clone(&bus))
-        .events(events_tx)
-        .answer_buttons()
-        .on_choice(|_| {})
-        .start()
-        .unwrap();
+    let (notifications, events) = app_notifications(&bus);
     let request = |title: &str, question: &str, priority: &str| {
         json!({"inbox": 1, "title": title, "priority": priority,
                "source": {"app": "planu <i>ops</i>",

@@ -33,6 +33,22 @@ pub fn confirm(title: &str, app: &str) -> String {
     .to_string()
 }
 
+/// Notifications as the app sends them on `bus` (answer buttons on, presses ignored),
+/// reporting each bubble shown on the returned channel.
+pub fn app_notifications(
+    bus: &Arc<inbox_notifications::NotificationBus>,
+) -> (inbox_notifications::Notifications, Receiver<Event>) {
+    let (events_tx, events) = crossbeam_channel::unbounded();
+    let notifications = inbox_notifications::Notifications::builder("Answer Inbox")
+        .bus(Arc::clone(bus))
+        .events(events_tx)
+        .answer_buttons()
+        .on_choice(|_| {})
+        .start()
+        .unwrap();
+    (notifications, events)
+}
+
 /// The next `Notified` event: its ids and whether it was a summary.
 pub fn next_notified(events: &Receiver<Event>) -> (Vec<String>, bool) {
     match events.recv_timeout(Duration::from_secs(20)) {
