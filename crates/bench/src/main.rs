@@ -19,6 +19,7 @@
 //! inbox-bench desktop-visible [N=10000]           (issue 11: placed → row in the window)
 //! inbox-bench desktop-memory-breakdown [N=10000]  (issue 11: PSS by process and mapping)
 //! inbox-bench notify-close [N=30]      (issue 24: settled elsewhere → bubble closed)
+//! inbox-bench desktop-keys [N=20]       (issue 24: keys per answer, last key → outcome)
 //! inbox-bench web-live [N=200]          (issue 14: placed → visible on an open web page)
 //! inbox-bench web-idle-pages [N=50]     (issue 14: the server's memory per idle page)
 //! ```
@@ -47,7 +48,7 @@ const USAGE: &str =
                     | desktop [N] | desktop-memory [N] | desktop-window [N] | desktop-notify [N]
                     | autonomous-burst [N] | desktop-visible [N] | desktop-memory-breakdown [N]
                     | notify-close [N]
-                    | web-live [N] | web-idle-pages [N]>
+                    | desktop-keys [N] | web-live [N] | web-idle-pages [N]>
 
   ingest-latency [N=1000]  rename into questions/ → Event::Ingested, next to a bare notify watcher
   burst [N=10000]          N files at once with the watcher, next to Engine::sync without one
@@ -83,6 +84,10 @@ const USAGE: &str =
   desktop-memory-breakdown [N=10000]
                            the app's PSS with N pending by process and by mapping, and under
                            variants of its environment (MALLOC_ARENA_MAX, WebKit compositing)
+  desktop-keys [N=20]      keys from the Pending list to a written outcome (real X key events,
+                           xdotool) for an agent's permission request (`answer-inbox hook
+                           claude-code`, answer-inbox next to this binary), a confirm, a choice
+                           of three and a batch of five, and last key → outcome file, N each
 
   The web page (`answer-inbox serve`, answer-inbox built next to this binary):
   web-live [N=200]         request placed → `changed` on an open page's event stream, and → the
@@ -145,6 +150,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         "desktop-notify" => desktop::run_notify,
         "desktop-visible" => desktop::run_visible,
         "desktop-memory-breakdown" => desktop::run_breakdown,
+        "desktop-keys" => desktop::run_keys,
         "web-live" => web::run_live,
         "web-idle-pages" => web::run_idle,
         "all" if size.is_none() => {
@@ -168,6 +174,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
         | "desktop-visible"
         | "desktop-memory-breakdown" => desktop::DEFAULT_N,
         "desktop-notify" => desktop::DEFAULT_NOTIFY_N,
+        "desktop-keys" => desktop::DEFAULT_KEYS_N,
         "web-live" => web::DEFAULT_LIVE_N,
         "web-idle-pages" => web::DEFAULT_IDLE_N,
         _ => roundtrip::DEFAULT_N,

@@ -9,6 +9,7 @@
 //! The binaries are the ones next to this one: build them with the same profile first.
 
 mod breakdown;
+mod keys;
 mod memory;
 mod notify;
 mod visible;
@@ -29,6 +30,7 @@ use crate::harness::Scratch;
 
 /// Pending requests in the large inbox.
 pub const DEFAULT_N: usize = 10_000;
+pub use keys::DEFAULT_N as DEFAULT_KEYS_N;
 pub use notify::DEFAULT_N as DEFAULT_NOTIFY_N;
 
 /// The operator name the app records.
@@ -59,6 +61,12 @@ pub fn run_notify(n: usize) -> anyhow::Result<()> {
 /// `desktop-visible [N]`: request placed → row in the window, on 10 and on N pending.
 pub fn run_visible(n: usize) -> anyhow::Result<()> {
     visible::run(&DesktopBench::new()?, visible::DEFAULT_PROBES, n)
+}
+
+/// `desktop-keys [N]`: keys from the Pending list to a written outcome, and last key →
+/// outcome, N repetitions per row (issue 24).
+pub fn run_keys(n: usize) -> anyhow::Result<()> {
+    keys::run(&DesktopBench::new()?, n)
 }
 
 /// `desktop-memory-breakdown [N]`: the app's PSS with N pending by process and mapping,
