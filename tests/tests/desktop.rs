@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::util::desktop::{self, css_str, Desktop, STEP};
+use crate::util::waiting_hook::{hook_request_id, WaitingHook};
 use crate::util::requests::{MIGRATE, RELEASE, STORAGE};
 
 /// A single yes/no question in the structured dialect: answered as `q1`.
@@ -1339,69 +1340,6 @@ async fn session_status(origin: &str, cookie: &str) -> u16 {
     .unwrap()
 }
 
-/// `answer-inbox hook claude-code` while it waits for the operator: its standard output is
-/// read once it ends, and it is killed (by its own PID) if the test fails before that.
-struct WaitingHook(std::process::Child);
-
-impl WaitingHook {
-    /// Starts the real hook on the desktop's spool with a recorded Claude Code payload
-    /// (tests/data/claude-code/`fixture`) on its standard input, as Claude Code does.
-    fn start(d: &Desktop, fixture: &str) -> WaitingHook {
-        use std::io::Write;
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data/claude-code")
-            .join(fixture);
-        let payload = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let mut cmd = std::process::Command::new(crate::util::binary());
-        cmd.args(["hook", "claude-code", "--timeout", "120s"]);
-        d.apply_app_env(&mut cmd);
-        // Session allowances go to the test's own directory, never the account's.
-        cmd.env("XDG_STATE_HOME", d.root().join("xdg-state"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().expect("start answer-inbox hook claude-code");
-        child.stdin.take().unwrap().write_all(&payload).unwrap();
-        WaitingHook(child)
-    }
-
-    /// Waits for the hook to end, checks it ended well, and returns the decision it printed.
-    async fn decision(mut self) -> Value {
-        let status = desktop::eventually("the hook to print its decision", STEP, || {
-            // Asked now, not in the future: the child is borrowed only for the call.
-            let ended = self.0.try_wait().unwrap();
-            async move { ended }
-        })
-        .await;
-        let mut out = String::new();
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut self.0.stdout.take().unwrap(), &mut out).unwrap();
-        std::io::Read::read_to_string(&mut self.0.stderr.take().unwrap(), &mut err).unwrap();
-        assert_eq!(status.code(), Some(0), "the hook failed: {err}");
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?} ({err})"))
-    }
-}
-
-impl Drop for WaitingHook {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-/// The Pending row the hook placed: the one id listed that is not `answered`.
-async fn hook_request_id(d: &Desktop, answered: &[String]) -> String {
-    desktop::eventually("the hook's request in the Pending list", STEP, || async {
-        d.row_ids()
-            .await
-            .into_iter()
-            .find(|id| !answered.contains(id))
-    })
-    .await
-}
-
 /// Claude Code asks through the real hook and the operator answers in the real window: a
 /// Bash call shows its command in a code block and "Allow once" lets it run; an Edit shows
 /// its diff and "Deny" with a reason stops it, and Claude is told the reason.
@@ -1412,6 +1350,9 @@ async fn claude_code_permission_requests_are_answered_in_the_window() {
     let hook = WaitingHook::start(&d, "pre-tool-use-bash.json");
     let bash_id = hook_request_id(&d, &[]).await;
     d.open(&bash_id).await;
+    // Shown as the agent's prompt (its options one key each) until the whole form is asked
+    // for: this test answers through the form.
+    d.click("[data-testid=answer-in-full]").await;
     let decision = d.question(0, "decision").await;
     let code = d.text("[data-testid=description] pre code").await;
     assert!(
@@ -1434,6 +1375,7 @@ async fn claude_code_permission_requests_are_answered_in_the_window() {
     let hook = WaitingHook::start(&d, "pre-tool-use-edit.json");
     let edit_id = hook_request_id(&d, &[bash_id]).await;
     d.open(&edit_id).await;
+    d.click("[data-testid=answer-in-full]").await;
     let decision = d.question(0, "decision").await;
     let diff = d.text("[data-testid=description] pre code").await;
     for line in [

@@ -10,6 +10,7 @@ mod cli;
 mod config;
 mod crash;
 mod desktop;
+mod desktop_keys;
 mod desktop_lifecycle;
 mod examples;
 mod faults;

@@ -302,6 +302,58 @@ async fn declining_on_a_phone_writes_a_declined_outcome_with_the_reason() {
     web.finish().await;
 }
 
+/// An agent's permission prompt on a phone: its options, one tap each, in the order the
+/// window's keys and the desktop bubble give them (Allow once, Deny, the agent's own rules);
+/// Deny takes its optional reason in place.
+#[tokio::test]
+async fn an_agents_permission_prompt_is_one_tap_on_a_phone() {
+    let web = Web::paired("Phone").await;
+    // The shape `answer-inbox hook claude-code` places for a PermissionRequest.
+    let request = json!({"inbox": 1, "title": "Claude Code wants to run: npm test",
+        "source": {"app": "claude-code", "run": "8d1e6b40", "tool": "Bash", "project": "shop"},
+        "priority": "high",
+        "questions": [
+            {"id": "decision", "type": "choice", "question": "Allow Claude Code to use Bash?",
+             "options": ["Allow once", "Deny",
+                         "Yes, and don't ask again for: npm test * (saved in .claude/settings.local.json)"],
+             "description": "**Run a shell command** in `/home/dana/src/shop`:\n\n```sh\nnpm test\n```"},
+            {"id": "reason", "type": "text", "required": false,
+             "question": "If you deny it: why? (Claude Code is told)"}]});
+    web.place_request("perm-1", &request.to_string());
+    web.open("perm-1").await;
+    let strip = web.find("[data-testid=quick-panel]").await;
+    let code = web.text("[data-testid=quick-panel] [data-testid=description] pre code").await;
+    assert_eq!(code.trim(), "npm test", "the call is shown above its options");
+    let mut labels = Vec::new();
+    // A phone has no keys to show: the options' own words, in order.
+    for option in web.all("[data-testid=quick-option] span").await {
+        labels.push(web.text_of(&option).await);
+    }
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert_eq!(labels[0], "Allow once");
+    assert_eq!(labels[1], "Deny");
+    assert!(labels[2].starts_with("Yes, and don't ask again"), "{labels:?}");
+    web.find("[data-testid=quick][data-armed=true]").await;
+    web.assert_fits("a permission prompt").await;
+    web.scroll_to("[data-testid=quick-panel]").await;
+    web.screenshot("phone-permission").await;
+    let deny = web.find_in(&strip, "[data-testid=quick-option][data-key='2']").await;
+    web.click_element(&deny).await;
+    let reason = web.find("[data-testid=quick-reason]").await;
+    web.type_into(&reason, "Not on the shared runner.").await;
+    web.press_keys(&char::from(fantoccini::key::Key::Enter).to_string())
+        .await;
+    let outcome = web.wait_for_outcome("perm-1").await;
+    assert_answered_from(
+        &outcome,
+        "perm-1",
+        "Phone",
+        json!({"decision": "Deny", "reason": "Not on the shared runner."}),
+        json!([]),
+    );
+    web.finish().await;
+}
+
 /// Another surface (the command line) answers first. While the page is only showing the
 /// request, it hears so at once and closes the form; when its own submit crosses the other
 /// answer, the page says who won, and the outcome that stands is the command line's.

@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod desktop;
 pub mod requests;
+pub mod waiting_hook;
 pub mod webdriver;
 
 use std::path::{Path, PathBuf};

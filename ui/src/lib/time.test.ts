@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { formatAge, formatCountdown, formatDuration, formatWhen, parseTime } from './time';
+import { formatAge, formatCountdown, formatDuration, formatWaiting, formatWhen, parseTime } from './time';
 
 const NOW = Date.parse('2026-12-03T12:00:00Z');
 const s = 1000;
@@ -86,5 +86,17 @@ describe('formatWhen', () => {
 
   it('is empty for a time it cannot read', () => {
     expect(formatWhen(Number.NaN, now)).toBe('');
+  });
+});
+
+describe('formatWaiting', () => {
+  const now = 10 * 24 * 3600 * 1000;
+  it('says how long a request has held its asker up', () => {
+    expect(formatWaiting(now - 4_000, now)).toBe('waiting 4s');
+    expect(formatWaiting(now - 3 * 60_000, now)).toBe('waiting 3m');
+    expect(formatWaiting(now - (2 * 3600 + 5 * 60) * 1000, now)).toBe('waiting 2h 5m');
+    expect(formatWaiting(now - 3 * 24 * 3600 * 1000, now)).toBe('waiting 3d');
+    expect(formatWaiting(now + 5_000, now)).toBe('waiting 0s');
+    expect(formatWaiting(Number.NaN, now)).toBe('');
   });
 });

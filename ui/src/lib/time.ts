@@ -24,6 +24,16 @@ export function formatAge(at: number, now: number): string {
   return `${Math.floor(age / DAY)}d ago`;
 }
 
+/** How long a pending request has waited: "waiting 42s", "waiting 3m", "waiting 2d". */
+export function formatWaiting(at: number, now: number): string {
+  if (!Number.isFinite(at)) return '';
+  const age = Math.max(0, now - at);
+  if (age < MINUTE) return `waiting ${Math.floor(age / SECOND)}s`;
+  if (age < HOUR) return `waiting ${Math.floor(age / MINUTE)}m`;
+  if (age < DAY) return `waiting ${Math.floor(age / HOUR)}h ${Math.floor((age % HOUR) / MINUTE)}m`;
+  return `waiting ${Math.floor(age / DAY)}d`;
+}
+
 export interface Countdown {
   text: string;
   /** Under a minute left (or already past): shown in red. */

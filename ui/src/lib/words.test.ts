@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { outcome } from './testing';
 import {
+  blocksText,
   notificationLabel,
   pairingErrorText,
   refusalText,
@@ -210,5 +211,14 @@ describe('trustLabel', () => {
     expect(trustLabel('private')).toBe('Private to your account');
     expect(trustLabel('team:ops')).toBe('Shared with the group ops');
     expect(trustLabel('other')).toBe('other');
+  });
+});
+
+describe('blocksText', () => {
+  it('names the agent session or the run a request holds up', () => {
+    expect(blocksText({ app: 'claude-code', run: '8d1e6b40' })).toBe('Blocks claude-code session 8d1e6b40');
+    expect(blocksText({ app: 'release-bot', run: 'build-1187' })).toBe('Blocks release-bot run build-1187');
+    expect(blocksText({ app: null, run: 'r-9' })).toBe('Blocks run r-9');
+    expect(blocksText({ app: 'planu', run: null })).toBeNull();
   });
 });

@@ -175,6 +175,19 @@ export function sourceText(source: {
   return [source.project, who].filter((part) => !!part).join(' · ');
 }
 
+/** Apps whose runs are an agent's sessions (what `answer-inbox hook` and agents name). */
+const AGENT_APPS = new Set(['claude-code', 'codex']);
+
+/**
+ * What a pending request holds up, in words: "Blocks claude-code session 8d1e…" for an
+ * agent, "Blocks release-bot run build-1187" for another asker; null when it names no run.
+ */
+export function blocksText(source: { app: string | null; run: string | null }): string | null {
+  if (!source.run) return null;
+  const what = source.app && AGENT_APPS.has(source.app) ? 'session' : 'run';
+  return `Blocks ${source.app ? `${source.app} ` : ''}${what} ${source.run}`;
+}
+
 /**
  * Why pairing this browser failed, and what to do: a code is good once and for a short
  * while, so a refused one needs a new link; too many tries need a pause.

@@ -1,0 +1,235 @@
+//! One key from the Pending list, in the real window: the reading pane shows the selected
+//! request whole, one key answers a simple one (an agent's permission prompt, a yes/no, a
+//! single choice), and a key that comes before the request has been on screen for the
+//! arming time, or that is typed into a field, decides nothing. See `util/desktop.rs` for
+//! the harness.
+
+use std::time::Duration;
+
+use fantoccini::key::Key;
+use serde_json::json;
+
+use crate::util::desktop::{self, css_str, Desktop, STEP};
+use crate::util::waiting_hook::{hook_request_id, WaitingHook};
+
+/// The pane shows request `id` and takes keys for it.
+async fn armed_on(d: &Desktop, id: &str) {
+    d.find(&format!(
+        "[data-testid=reading-pane][data-id={}][data-armed=true]",
+        css_str(id)
+    ))
+    .await;
+}
+
+fn confirm(id: &str) -> String {
+    json!({"inbox": 1, "title": format!("Confirm {id}"), "source": {"app": "planu"},
+           "questions": [{"id": "q1", "type": "confirm", "question": format!("Go on with {id}?")}]})
+    .to_string()
+}
+
+fn enter() -> String {
+    char::from(Key::Enter).to_string()
+}
+
+/// Claude Code's permission prompt through the real hook: one key allows it (the first
+/// option), one key picks Claude Code's own suggested rule, and Deny takes its reason in
+/// place (Enter sends it; Esc denies with none).
+#[tokio::test]
+async fn a_permission_request_is_answered_with_one_key_from_the_list() {
+    let d = Desktop::start().await;
+
+    // 1: Allow once.
+    let hook = WaitingHook::start(&d, "permission-request-suggestions.json");
+    let first = hook_request_id(&d, &[]).await;
+    armed_on(&d, &first).await;
+    let code = d
+        .text("[data-testid=reading-pane] [data-testid=description] pre code")
+        .await;
+    assert!(code.contains("npm test -- --watch=false"), "{code:?}");
+    let labels: Vec<String> = {
+        let mut labels = Vec::new();
+        for option in d
+            .all("[data-testid=reading-pane] [data-testid=quick-option]")
+            .await
+        {
+            let text = d.text_of(&option).await;
+            labels.push(text.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+        labels
+    };
+    assert_eq!(labels.len(), 5, "{labels:?}");
+    // The window's keys, on Claude Code's own choices, in its order.
+    assert_eq!(labels[0], "1 Allow once", "{labels:?}");
+    assert_eq!(labels[1], "2 Deny", "{labels:?}");
+    assert!(labels[3].starts_with("4 Yes, and don't ask again for: npm test *"), "{labels:?}");
+    d.screenshot("reading-pane-permission").await;
+    d.press_keys("1").await;
+    let printed = hook.decision().await;
+    assert_eq!(
+        printed["hookSpecificOutput"]["decision"],
+        json!({"behavior": "allow"}),
+        "{printed}"
+    );
+
+    // 4: Claude Code's own rule for the project ("don't ask again"), as its dialog offers it.
+    let hook = WaitingHook::start(&d, "permission-request-suggestions.json");
+    let second = hook_request_id(&d, std::slice::from_ref(&first)).await;
+    armed_on(&d, &second).await;
+    d.press_keys("4").await;
+    let printed = hook.decision().await;
+    let decision = &printed["hookSpecificOutput"]["decision"];
+    assert_eq!(decision["behavior"], "allow", "{printed}");
+    assert_eq!(
+        decision["updatedPermissions"][0]["destination"], "localSettings",
+        "{printed}"
+    );
+
+    // 2, a reason, Enter: denied, and Claude is told why.
+    let answered = [first.clone(), second.clone()];
+    let hook = WaitingHook::start(&d, "pre-tool-use-edit.json");
+    let third = hook_request_id(&d, &answered).await;
+    armed_on(&d, &third).await;
+    d.press_keys("2").await;
+    let reason = d.find("[data-testid=quick-reason]").await;
+    d.type_into(&reason, "Quantities are applied in checkout.")
+        .await;
+    d.press_keys(&enter()).await;
+    let printed = hook.decision().await;
+    let specific = &printed["hookSpecificOutput"];
+    assert_eq!(specific["permissionDecision"], "deny", "{printed}");
+    assert_eq!(
+        specific["permissionDecisionReason"], "Quantities are applied in checkout.",
+        "{printed}"
+    );
+
+    // 2, Esc: denied without a reason.
+    let answered = [first, second, third];
+    let hook = WaitingHook::start(&d, "pre-tool-use-bash.json");
+    let fourth = hook_request_id(&d, &answered).await;
+    armed_on(&d, &fourth).await;
+    d.press_keys("2").await;
+    d.find("[data-testid=quick-reason]").await;
+    d.press_keys(&char::from(Key::Escape).to_string()).await;
+    let printed = hook.decision().await;
+    assert_eq!(
+        printed["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{printed}"
+    );
+    d.finish().await;
+}
+
+/// A yes/no takes `y`; a single choice takes its number; the next request is then selected
+/// and waits its own arming time.
+#[tokio::test]
+async fn a_yes_no_and_a_choice_take_one_key_each() {
+    let d = Desktop::start().await;
+    d.place_request("one-confirm", &confirm("one-confirm"));
+    armed_on(&d, "one-confirm").await;
+    d.press_keys("y").await;
+    let outcome = d.wait_for_outcome("one-confirm").await;
+    assert_eq!(outcome["answers"], json!({"q1": true}), "{outcome}");
+
+    d.place_request(
+        "one-choice",
+        &json!({"inbox": 1, "title": "Pick a region", "questions": [{"id": "region",
+            "type": "single_choice", "question": "Which region?", "choices": [
+                {"id": "eu", "label": "Europe"}, {"id": "us", "label": "Americas"},
+                {"id": "ap", "label": "Asia"}]}]})
+        .to_string(),
+    );
+    armed_on(&d, "one-choice").await;
+    d.press_keys("2").await;
+    let outcome = d.wait_for_outcome("one-choice").await;
+    assert_eq!(outcome["answers"], json!({"region": "us"}), "{outcome}");
+    d.finish().await;
+}
+
+/// A key 100 ms after a new request appeared under the selection is ignored (the pane says
+/// so) and never queued: nothing is written, then or later, until a key after arming.
+#[tokio::test]
+async fn a_key_before_arming_writes_nothing() {
+    let d = Desktop::start().await;
+    // The page's own clock: when the pane first showed the request, as it saw it.
+    d.js(
+        "window.__shown = null; new MutationObserver(() => { \
+           const pane = document.querySelector('[data-testid=reading-pane]'); \
+           if (!window.__shown && pane && pane.dataset.id === 'early') window.__shown = performance.now(); \
+         }).observe(document.body, {subtree: true, attributes: true, childList: true});",
+    )
+    .await;
+    d.place_request("early", &confirm("early"));
+    d.wait_js(
+        "the pane to show the new request",
+        STEP,
+        "return window.__shown !== null;",
+    )
+    .await;
+    // Pressed 100 ms after it appeared, by the page's clock.
+    d.js_async(
+        "const done = arguments[arguments.length - 1]; \
+         const wait = Math.max(0, window.__shown + 100 - performance.now()); \
+         setTimeout(done, wait);",
+    )
+    .await;
+    d.press_keys("y").await;
+    let pressed_after = d
+        .js("return performance.now() - window.__shown;")
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(
+        pressed_after < 700.0,
+        "the key came {pressed_after} ms after the request: not early (a slow machine?)"
+    );
+    let said = d.text("[data-testid=arming]").await;
+    assert!(said.contains("Too soon"), "the pane says the key was ignored: {said:?}");
+    // Never queued: still nothing well after arming.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!d.outcome_path("early").exists(), "an early key wrote an outcome");
+    armed_on(&d, "early").await;
+    d.press_keys("n").await;
+    let outcome = d.wait_for_outcome("early").await;
+    assert_eq!(outcome["answers"], json!({"q1": false}), "{outcome}");
+    d.finish().await;
+}
+
+/// Keys typed into the search box while requests arrive stay in the search box: none
+/// answers anything, armed or not.
+#[tokio::test]
+async fn typing_while_a_request_arrives_answers_nothing() {
+    let d = Desktop::start().await;
+    d.place_request("typed-1", &confirm("typed-1"));
+    armed_on(&d, "typed-1").await;
+    let search = d.find("[data-testid=search]").await;
+    d.click_element(&search).await;
+    let mut typed = String::new();
+    for (i, key) in "yny1y2n".chars().enumerate() {
+        if i == 2 {
+            d.place_request("typed-2", &confirm("typed-2"));
+        }
+        d.press_keys(&key.to_string()).await;
+        typed.push(key);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    let value = d
+        .js("return document.querySelector('[data-testid=search]').value;")
+        .await;
+    assert_eq!(value, json!(typed), "every key went into the search box");
+    // Past any arming time: still nothing.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    for id in ["typed-1", "typed-2"] {
+        assert!(!d.outcome_path(id).exists(), "{id} was answered by typing");
+    }
+    // Esc leaves the search box; then a key answers the request shown.
+    d.press_keys(&char::from(Key::Escape).to_string()).await;
+    let shown = desktop::eventually("a request in the pane", STEP, || async {
+        let id = d
+            .js("return document.querySelector('[data-testid=reading-pane][data-armed=true]')?.dataset.id ?? null;")
+            .await;
+        id.as_str().map(str::to_owned)
+    })
+    .await;
+    d.press_keys("y").await;
+    d.wait_for_outcome(&shown).await;
+    d.finish().await;
+}
