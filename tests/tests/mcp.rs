@@ -1132,3 +1132,42 @@ async fn the_codex_example_starts_a_server_listing_the_tools() {
     assert!(limit >= 600, "{limit}");
     start_as_configured_and_list(&Inbox::new(), &program, &args).await;
 }
+
+/// Issue 25, item 1: an agent cannot approve its own question through expiry. Without
+/// `--allow-autonomous`, a yes/no question whose default is yes, asked with a one-second
+/// timeout, used to come back `defaulted`, yes, a second later under the shipped policy: the
+/// agent's own timeout made its own default count as consent. Now it expires with no
+/// answers, and says which rule refused its defaults.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_own_timeout_never_makes_its_default_an_answer() {
+    let inbox = Inbox::new();
+    let mut watch = watch(&inbox);
+    let session = Session::start(&inbox, "hasty-agent", &workdir(&inbox)).await;
+    let started = Instant::now();
+    let result = session
+        .ask(json!({"timeout_seconds": 1, "questions": [
+            {"type": "yes_no", "id": "go", "default": true,
+             "question": "Force-push main and delete prod DB?"}
+        ]}))
+        .await
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["status"], "expired", "{structured:#}");
+    assert_eq!(structured["answers"], json!({}), "{structured:#}");
+    assert_eq!(
+        structured["answered_by"], "policy:rule:agents-ask-a-person",
+        "{structured:#}"
+    );
+    let said = text(&result);
+    assert!(!said.contains("→ yes"), "{said}");
+    let id = structured["id"].as_str().unwrap().to_owned();
+    tokio::task::block_in_place(|| watch.wait_line(&format!("ingested {id}")));
+    assert!(
+        !watch.seen.iter().any(|line| line.contains("defaulted")),
+        "{:#?}",
+        watch.seen
+    );
+    session.close().await;
+}

@@ -169,7 +169,7 @@ fn policy_explain_says_which_rule_and_what_happens() {
         r#""source": {"app": "claude", "tool": "ask_operator"},"#,
     );
     let text = explain(&agent, &[]);
-    assert!(text.contains("Rule:    agents-low-stakes"), "{text}");
+    assert!(text.contains("Rule:    agents-ask-a-person"), "{text}");
     assert!(text.contains("it waits for a person"), "{text}");
 
     // The account that placed the file is a fact an asker cannot choose; --account stands
@@ -334,4 +334,49 @@ fn a_snooze_that_ends_brings_the_request_back_in_a_running_inbox() {
     watch.wait_line("snooze of brief ended");
     assert!(pending_ids(&inbox, &[]).contains(&"brief".to_owned()));
     assert_eq!(watch.stop(), Some(0));
+}
+
+/// Issue 25: a rule that lets agents' requests default at expiry must name `min_timeout`;
+/// `policy check` says so, and `policy explain` says that a catch-all's expiry defaults do
+/// not reach an agent's request.
+#[test]
+fn agents_expiry_defaults_need_min_timeout_and_explain_says_so() {
+    let inbox = Inbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("agents.toml");
+    std::fs::write(
+        &file,
+        "[[rule]]\nname = \"agents-low-stakes\"\ntool = \"ask_operator\"\non_expiry = \"default\"\n",
+    )
+    .unwrap();
+    let out = inbox.run(&["policy", "check", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let said = stdout(&out) + &stderr(&out);
+    assert!(
+        said.contains("line 4")
+            && said.contains("rule \"agents-low-stakes\"")
+            && said.contains("needs min_timeout"),
+        "{said}"
+    );
+
+    write_policy(
+        &inbox,
+        "[[rule]]\nname = \"everyone\"\non_expiry = \"default\"\n",
+    );
+    let request = dir.path().join("agent.json");
+    std::fs::write(
+        &request,
+        r#"{"inbox": 1, "timeout_seconds": 1, "source": {"app": "hasty", "tool": "ask_operator"},
+            "questions": [{"id": "go", "question": "Force-push main?", "type": "confirm", "default": true}]}"#,
+    )
+    .unwrap();
+    let out = inbox.run(&["policy", "explain", request.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Rule:    everyone")
+            && text.contains("agent's request (source tool \"ask_operator\")")
+            && text.contains("when it expires, it expires without answers"),
+        "{text}"
+    );
 }

@@ -736,6 +736,69 @@ fn a_hold_by_a_rules_delay_survives_judging_again() {
     assert!(fx.outcome("r").is_none());
 }
 
+/// Issue 25: an agent's request defaults at expiry only under a rule that names
+/// `min_timeout`, and only when it allowed at least that long; otherwise it expires with no
+/// answers, and the outcome says why. A file asker under the same catch-all keeps its
+/// defaults.
+#[test]
+fn an_agents_timeout_defaults_only_past_the_rules_min_timeout() {
+    let fx = Fixture::new();
+    let policy = r#"
+[[rule]]
+name = "agents-slow"
+tool = "ask_operator"
+on_expiry = "default"
+min_timeout = "10m"
+
+[[rule]]
+name = "everyone"
+on_expiry = "default"
+"#;
+    let (mut engine, _events, _announced) = fx.engine(fixed(policy));
+    let agent =
+        |seconds: u64| json!({"source": {"tool": "ask_operator"}, "timeout_seconds": seconds});
+    fx.place("agent-quick", &interactive("agent-quick", agent(60)));
+    fx.place("agent-patient", &interactive("agent-patient", agent(600)));
+    let hook = json!({"source": {"app": "codex"}, "timeout_seconds": 60});
+    fx.place("hook", &interactive("hook", hook));
+    fx.place("file", &interactive("file", json!({"timeout_seconds": 60})));
+    engine.turn(Wake::Start).unwrap();
+    let judgement = summary(&engine, "agent-quick").judgement.unwrap();
+    assert!(
+        judgement
+            .summary
+            .contains("less than the rule's min_timeout of 10m"),
+        "{judgement:?}"
+    );
+
+    engine.turn(Wake::Deadline(later(11))).unwrap();
+    for (id, rule, why) in [
+        (
+            "agent-quick",
+            "agents-slow",
+            "it allowed only 1m, less than the rule's min_timeout",
+        ),
+        ("hook", "everyone", "agent's request (source app \"codex\")"),
+    ] {
+        let outcome = fx.settled(id);
+        assert_eq!(outcome.status, OutcomeStatus::Expired, "{id}");
+        assert!(outcome.answers.is_empty(), "{id}: {outcome:?}");
+        assert_eq!(outcome.answered_by, format!("policy:rule:{rule}"), "{id}");
+        let reason = outcome.reason.unwrap();
+        assert!(
+            reason.contains(&format!("rule {rule}: its defaults do not answer it"))
+                && reason.contains(why),
+            "{id}: {reason}"
+        );
+    }
+    for (id, rule) in [("agent-patient", "agents-slow"), ("file", "everyone")] {
+        let outcome = fx.settled(id);
+        assert_eq!(outcome.status, OutcomeStatus::Defaulted, "{id}");
+        assert_eq!(outcome.answers["go"], json!(true), "{id}");
+        assert_eq!(outcome.answered_by, format!("policy:rule:{rule}"), "{id}");
+    }
+}
+
 /// The shipped policy's promises, as its comments state them.
 #[test]
 fn the_shipped_policy_keeps_its_promises() {
@@ -752,6 +815,16 @@ fn the_shipped_policy_keeps_its_promises() {
     fx.place("agent-auto", &request("agent-auto", agent("normal")));
     fx.place("agent-low", &interactive("agent-low", agent("low")));
     fx.place("agent-high", &request("agent-high", agent("high")));
+    // An agent hook's request (source app claude-code) at low priority falls through to
+    // the catch-all, which still does not let the agent's own timeout answer for it.
+    fx.place(
+        "hook-low",
+        &interactive(
+            "hook-low",
+            json!({"source": {"app": "claude-code", "tool": "Bash"}, "priority": "low",
+                   "timeout_seconds": 600}),
+        ),
+    );
     fx.place(
         "file-low",
         &interactive(
@@ -786,10 +859,10 @@ fn the_shipped_policy_keeps_its_promises() {
         announced.of("critical"),
         [(Loudness::Critical, false, None)]
     );
-    // 2, 3. An agent (ask_operator) does not skip the operator, at any priority.
-    assert_held(&fx, &engine, "agent-auto", "agents-low-stakes");
+    // 2. An agent (ask_operator) does not skip the operator, at any priority.
+    assert_held(&fx, &engine, "agent-auto", "agents-ask-a-person");
     assert_held(&fx, &engine, "agent-high", "agents-ask-a-person");
-    // 4, 5. A file asker's autonomous mode stands, high priority included.
+    // 3, 4. A file asker's autonomous mode stands, high priority included.
     assert_autonomous(&fx, "file-auto", "file-askers");
     assert_autonomous(&fx, "pipeline-high-auto", "high-priority");
     assert_eq!(
@@ -798,23 +871,22 @@ fn the_shipped_policy_keeps_its_promises() {
     );
 
     engine.turn(Wake::Deadline(later(11))).unwrap();
-    // Expiry answers with defaults only at low or normal priority...
-    for (id, rule) in [
-        ("agent-auto", "agents-low-stakes"),
-        ("agent-low", "agents-low-stakes"),
-        ("file-low", "file-askers"),
-        ("file-normal", "file-askers"),
-    ] {
+    // Expiry answers with defaults only a file asker's, at low or normal priority...
+    for (id, rule) in [("file-low", "file-askers"), ("file-normal", "file-askers")] {
         let outcome = fx.settled(id);
         assert_eq!(outcome.status, OutcomeStatus::Defaulted, "{id}");
         assert_eq!(outcome.answers["go"], json!(true), "{id}");
         assert_eq!(outcome.trigger, Some(Trigger::Expiry), "{id}");
         assert_eq!(outcome.answered_by, format!("policy:rule:{rule}"), "{id}");
     }
-    // ...at high and critical it expires, without answers.
+    // ...at high and critical it expires, without answers, and so does every agent's
+    // (issue 25: an agent's own timeout never makes its own default an answer).
     for (id, rule) in [
         ("critical", "critical-needs-a-person"),
+        ("agent-auto", "agents-ask-a-person"),
+        ("agent-low", "agents-ask-a-person"),
         ("agent-high", "agents-ask-a-person"),
+        ("hook-low", "file-askers"),
         ("file-high", "high-priority"),
     ] {
         let outcome = fx.settled(id);

@@ -41,6 +41,7 @@ pub(crate) struct RawRule {
     // What it says.
     pub(crate) autonomous: Option<Spanned<String>>,
     pub(crate) on_expiry: Option<Spanned<String>>,
+    pub(crate) min_timeout: Option<Spanned<String>>,
     pub(crate) never_auto: Option<Spanned<bool>>,
     pub(crate) after: Option<Spanned<String>>,
     pub(crate) then: Option<Spanned<String>>,

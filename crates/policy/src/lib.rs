@@ -9,6 +9,7 @@
 //! only if it is the operator's own (`trusted_read.rs`); the engine applies verdicts, the CLI
 //! prints them.
 
+mod agents;
 mod file;
 mod matching;
 mod parse;
@@ -18,6 +19,7 @@ mod quiet;
 mod trusted_read;
 mod verdict;
 
+pub use agents::{agent_marker, is_agent, AGENT_APPS, AGENT_TOOLS};
 pub use matching::Facts;
 pub use parse::MAX_RULE_NAME_LEN;
 pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};

@@ -8,6 +8,7 @@ use std::time::Duration;
 use inbox_protocol::{Priority, QuestionKind};
 use toml::Spanned;
 
+use crate::agents::{AGENT_APPS, AGENT_TOOLS};
 use crate::file::{OneOrMany, RawPolicy, RawQuietHours, RawRule, RawStep};
 use crate::matching::{Conditions, Globs};
 use crate::problem::{line_and_column, PolicyProblem};
@@ -186,6 +187,7 @@ impl Checker<'_> {
                 .unwrap_or(verdict.notify);
         }
         verdict.never_auto = raw.never_auto.as_ref().is_some_and(|v| *v.get_ref());
+        verdict.min_timeout = self.min_timeout(&context, &raw, &conditions, &verdict);
         verdict.buttons = raw.buttons.unwrap_or(true);
         verdict.after = self.after(&context, &raw);
         verdict.escalate = self.escalation(&context, &raw, verdict.after.as_ref());
@@ -352,6 +354,63 @@ impl Checker<'_> {
         }
     }
 
+    /// `min_timeout`, which only `on_expiry = "default"` takes; and which a rule that names
+    /// agents in its conditions and lets their requests default at expiry must give: without
+    /// it, an agent's own timeout would make its own defaults an answer (see `agents.rs`),
+    /// so the engine would let such requests expire without answers instead, and the rule
+    /// would not do what it says.
+    fn min_timeout(
+        &mut self,
+        context: &str,
+        raw: &RawRule,
+        conditions: &Conditions,
+        verdict: &Verdict,
+    ) -> Option<Duration> {
+        let defaults = verdict.expiry_may_default();
+        let Some(value) = &raw.min_timeout else {
+            if let Some(marker) = defaults.then(|| names_agents(conditions)).flatten() {
+                let span = raw.on_expiry.as_ref().map_or(0..0, Spanned::span);
+                self.problem(
+                    span,
+                    format!(
+                        "{context}: on_expiry = \"default\" for agents' requests ({marker}) \
+                         needs min_timeout = \"<duration>\", the shortest timeout an agent's \
+                         request must allow for its defaults to answer it at expiry: an agent \
+                         picks its own timeout and default, and without a minimum a \
+                         one-second timeout would approve whatever it proposed. Add \
+                         min_timeout (for example \"15m\"), or use on_expiry = \"expire\""
+                    ),
+                );
+            }
+            return None;
+        };
+        if !defaults {
+            self.problem(
+                value.span(),
+                format!(
+                    "{context}: min_timeout is used only with on_expiry = \"default\" and \
+                     without never_auto (it says how long a request must have allowed for its \
+                     defaults to answer it at expiry)"
+                ),
+            );
+            return None;
+        }
+        let min = self.duration(context, "min_timeout", value)?;
+        if min.is_zero() {
+            self.problem(
+                value.span(),
+                format!(
+                    "{context}: min_timeout = {:?} allows any timeout, so an asker's own \
+                     one-second timeout would answer with its defaults; give a real minimum \
+                     like \"15m\"",
+                    value.get_ref()
+                ),
+            );
+            return None;
+        }
+        Some(min)
+    }
+
     /// `after` and `then`, which come together or not at all.
     fn after(&mut self, context: &str, raw: &RawRule) -> Option<After> {
         match (&raw.after, &raw.then) {
@@ -496,6 +555,19 @@ impl Checker<'_> {
             action: action?,
         })
     }
+}
+
+/// Which agent marker a rule's own conditions match, in words, if any: the rule names agents
+/// (`tool = "ask_operator"`, `app = "claude-code"`, or a glob that matches them).
+fn names_agents(conditions: &Conditions) -> Option<String> {
+    let tools = AGENT_TOOLS
+        .iter()
+        .map(|tool| (&conditions.tool, "tool", tool));
+    let apps = AGENT_APPS.iter().map(|app| (&conditions.app, "app", app));
+    tools
+        .chain(apps)
+        .find(|(globs, _, marker)| globs.as_ref().is_some_and(|g| g.matches(Some(marker))))
+        .map(|(_, key, marker)| format!("its {key} matches {marker:?}"))
 }
 
 fn lookup<T: Copy>(word: &str, options: &[(&str, T)]) -> Option<T> {

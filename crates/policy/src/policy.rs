@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveTime;
+use chrono::{DateTime, NaiveTime, Utc};
 
 use crate::matching::{Conditions, Facts};
 use crate::parse::{parse, Rule};
@@ -88,6 +88,8 @@ impl Policy {
             autonomous: Autonomy::Hold,
             never_auto: true,
             on_expiry: OnExpiry::Expire,
+            min_timeout: None,
+            expiry_refused: None,
             after: None,
             escalate: Vec::new(),
             notify: Loudness::Normal,
@@ -122,12 +124,28 @@ impl Policy {
         })
     }
 
-    /// The verdict of the first rule that matches, else [`Verdict::no_rule_matched`].
+    /// The verdict about a request placed now (`policy explain`): see
+    /// [`Policy::judge_placed`].
     pub fn judge(&self, facts: &Facts<'_>) -> Verdict {
-        self.rules
+        self.judge_placed(facts, Utc::now())
+    }
+
+    /// The verdict of the first rule that matches a request placed at `placed_at`, else
+    /// [`Verdict::no_rule_matched`]; when the rule's `on_expiry = "default"` does not reach
+    /// this request ([`Verdict::expiry_refusal`]: an agent's, or one that allowed less than
+    /// `min_timeout`), the verdict's `on_expiry` is `Expire` and `expiry_refused` says why,
+    /// so whoever reads the verdict (the engine, `policy explain`) sees what will happen.
+    pub fn judge_placed(&self, facts: &Facts<'_>, placed_at: DateTime<Utc>) -> Verdict {
+        let mut verdict = self
+            .rules
             .iter()
             .find(|rule| rule.conditions.hold_for(facts))
-            .map_or_else(Verdict::no_rule_matched, |rule| rule.verdict.clone())
+            .map_or_else(Verdict::no_rule_matched, |rule| rule.verdict.clone());
+        if let Some(refused) = verdict.expiry_refusal(facts.request, placed_at) {
+            verdict.on_expiry = OnExpiry::Expire;
+            verdict.expiry_refused = Some(refused);
+        }
+        verdict
     }
 
     /// Whether `at` (local wall-clock time) is within quiet hours.

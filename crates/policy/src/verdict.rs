@@ -2,7 +2,11 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+use inbox_protocol::Request;
 use serde::{Deserialize, Serialize, Serializer};
+
+use crate::agents::agent_marker;
 
 /// The name of the verdict that stands when no rule matches.
 pub const NO_RULE_MATCHED: &str = "no-rule-matched";
@@ -83,6 +87,19 @@ pub struct Verdict {
     /// `on_expiry` and `after`'s `then = default`.
     pub never_auto: bool,
     pub on_expiry: OnExpiry,
+    /// With `on_expiry` default: the shortest timeout a request must have allowed for its
+    /// defaults to answer it at expiry. Without it, an agent's request never defaults at
+    /// expiry (`crate::agents`).
+    #[serde(
+        serialize_with = "human_duration_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_timeout: Option<Duration>,
+    /// Set on the verdict about one request when the rule's `on_expiry = "default"` does
+    /// not reach it (its `on_expiry` is then `Expire`): why, in words that follow "rule
+    /// <name>: ". See [`Verdict::expiry_refusal`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiry_refused: Option<String>,
     pub after: Option<After>,
     /// The escalation steps, in order of `after`; empty unless `after.then` is `Escalate`.
     pub escalate: Vec<Step>,
@@ -104,10 +121,48 @@ impl Verdict {
             autonomous: Autonomy::Hold,
             never_auto: false,
             on_expiry: OnExpiry::Expire,
+            min_timeout: None,
+            expiry_refused: None,
             after: None,
             escalate: Vec::new(),
             notify: Loudness::Normal,
             buttons: true,
+        }
+    }
+
+    /// Why this rule's `on_expiry = "default"` must not answer `request` (placed at
+    /// `placed_at`) with its defaults, or `None` when it may or the rule does not default
+    /// at expiry anyway. The asker chose its own timeout, so that timeout is consent only
+    /// where the operator said how short it may be: a request that allowed less than the
+    /// rule's `min_timeout` is refused, and so is an agent's request under a rule that
+    /// names none (`crate::agents`).
+    pub fn expiry_refusal(&self, request: &Request, placed_at: DateTime<Utc>) -> Option<String> {
+        if !self.expiry_may_default() {
+            return None;
+        }
+        let deadline = request.deadline(placed_at)?;
+        // Whole seconds: the protocol's timeouts are whole seconds, and so is what is said.
+        let allowed = Duration::from_secs(
+            (deadline - placed_at)
+                .to_std()
+                .unwrap_or_default()
+                .as_secs(),
+        );
+        match self.min_timeout {
+            Some(min) if allowed < min => Some(format!(
+                "its defaults do not answer it at expiry: it allowed only {}, less than the \
+                 rule's min_timeout of {}",
+                humantime::format_duration(allowed),
+                humantime::format_duration(min)
+            )),
+            Some(_) => None,
+            None => agent_marker(request).map(|marker| {
+                format!(
+                    "its defaults do not answer it at expiry: it is an agent's request \
+                     ({marker}) and the rule names no min_timeout (an agent's own timeout \
+                     never makes its own defaults an answer)"
+                )
+            }),
         }
     }
 
@@ -141,7 +196,16 @@ impl Verdict {
             parts.push("never settles with answers automatically".to_owned());
         }
         if self.expiry_may_default() {
-            parts.push("answers with defaults at expiry".to_owned());
+            parts.push(match self.min_timeout {
+                Some(min) => format!(
+                    "answers with defaults at expiry if it allowed at least {}",
+                    humantime::format_duration(min)
+                ),
+                None => "answers with defaults at expiry (not agents' requests)".to_owned(),
+            });
+        }
+        if let Some(refused) = &self.expiry_refused {
+            parts.push(refused.clone());
         }
         if let Some(after) = &self.after {
             let verb = match after.then {
@@ -172,6 +236,16 @@ impl Verdict {
 /// A duration as people write it in the policy file ("10m", "1h 30m").
 fn human_duration<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(&humantime::format_duration(*duration))
+}
+
+fn human_duration_opt<S: Serializer>(
+    duration: &Option<Duration>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match duration {
+        Some(duration) => human_duration(duration, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 #[cfg(test)]
@@ -227,8 +301,8 @@ mod tests {
         lenient.notify = Loudness::Silent;
         assert_eq!(
             lenient.describe(),
-            "rule lenient: honours autonomous mode; answers with defaults at expiry; \
-             notifies silently, with buttons"
+            "rule lenient: honours autonomous mode; answers with defaults at expiry (not \
+             agents' requests); notifies silently, with buttons"
         );
 
         let mut strict = Verdict::safe_defaults("strict");

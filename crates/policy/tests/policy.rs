@@ -239,6 +239,7 @@ fn every_action_key_is_read() {
 name = "everything"
 autonomous = "honour"
 on_expiry = "default"
+min_timeout = "10m"
 after = "1h 30m"
 then = "default"
 notify = "silent"
@@ -254,6 +255,8 @@ buttons = false
             autonomous: Autonomy::Honour,
             never_auto: false,
             on_expiry: OnExpiry::Default,
+            min_timeout: Some(Duration::from_secs(600)),
+            expiry_refused: None,
             after: Some(After {
                 delay: Duration::from_secs(5400),
                 then: Then::Default,
@@ -716,7 +719,6 @@ fn the_shipped_policy_parses_with_its_rules_in_order() {
         Policy::shipped().rule_names(),
         [
             "critical-needs-a-person",
-            "agents-low-stakes",
             "agents-ask-a-person",
             "high-priority",
             "file-askers",
@@ -762,26 +764,51 @@ fn shipped_autonomy_is_honoured_for_file_askers_only() {
     );
 }
 
+/// Issue 25: the shipped policy never lets an agent's own timeout answer with its defaults,
+/// at any priority, whether it asks through the MCP server (tool `ask_operator`) or a hook
+/// (app `claude-code`, `codex`); a file asker's expiry defaults only at low or normal.
 #[test]
-fn shipped_expiry_defaults_only_at_low_or_normal_priority() {
-    for tool in [
-        "",
-        r#", "source": {"tool": "ask_operator"}"#,
-        r#", "source": {"tool": "other"}"#,
+fn shipped_expiry_defaults_only_file_askers_at_low_or_normal_priority() {
+    let timeout = r#""timeout_seconds": 1, "#;
+    for (source, agent) in [
+        ("", false),
+        (r#", "source": {"tool": "other"}"#, false),
+        (r#", "source": {"tool": "ask_operator"}"#, true),
+        (r#", "source": {"tool": "Ask_Operator", "app": "x"}"#, true),
+        (
+            r#", "source": {"app": "claude-code", "tool": "Bash"}"#,
+            true,
+        ),
+        (r#", "source": {"app": "codex"}"#, true),
     ] {
         for priority in ["low", "normal", "high", "critical"] {
-            let verdict = shipped_verdict(&format!(r#""priority": "{priority}"{tool}"#));
+            let fields = format!(r#"{timeout}"priority": "{priority}"{source}"#);
+            let verdict = shipped_verdict(&fields);
             assert_eq!(
                 verdict.expiry_may_default(),
-                matches!(priority, "low" | "normal"),
-                "{priority}{tool}: {verdict:?}"
+                !agent && matches!(priority, "low" | "normal"),
+                "{fields}: {verdict:?}"
             );
         }
     }
-    let agent = shipped_verdict(r#""priority": "low", "source": {"tool": "ask_operator"}"#);
-    assert_eq!(agent.rule, "agents-low-stakes");
-    let agent = shipped_verdict(r#""priority": "high", "source": {"tool": "ask_operator"}"#);
-    assert_eq!(agent.rule, "agents-ask-a-person");
+    for priority in ["low", "normal", "high"] {
+        let agent = shipped_verdict(&format!(
+            r#""priority": "{priority}", "source": {{"tool": "ask_operator"}}"#
+        ));
+        assert_eq!(agent.rule, "agents-ask-a-person");
+        assert_eq!(agent.on_expiry, OnExpiry::Expire);
+    }
+    // A hook's request that falls through to the catch-all is refused there, and says why.
+    let hook = shipped_verdict(&format!(r#"{timeout}"source": {{"app": "claude-code"}}"#));
+    assert_eq!(hook.rule, "file-askers");
+    assert_eq!(hook.on_expiry, OnExpiry::Expire);
+    let refused = hook.expiry_refused.as_deref().unwrap();
+    assert!(
+        refused.contains("agent's request (source app \"claude-code\")")
+            && refused.contains("no min_timeout"),
+        "{refused}"
+    );
+    assert!(hook.describe().contains(refused), "{}", hook.describe());
 }
 
 #[test]
@@ -794,7 +821,7 @@ fn the_shipped_rules_explain_themselves() {
         .filter(|(_, line)| line.trim() == "[[rule]]")
         .map(|(index, _)| index)
         .collect();
-    assert_eq!(headers.len(), 5);
+    assert_eq!(headers.len(), 4);
     for header in headers {
         assert!(
             lines[header - 1].trim_start().starts_with('#'),
@@ -822,6 +849,8 @@ fn hold_everything_holds_everything() {
                 autonomous: Autonomy::Hold,
                 never_auto: true,
                 on_expiry: OnExpiry::Expire,
+                min_timeout: None,
+                expiry_refused: None,
                 after: None,
                 escalate: Vec::new(),
                 notify: Loudness::Normal,
@@ -963,15 +992,15 @@ fn verdicts_serialize_for_the_cli_and_the_window() {
 fn every_verdict_of_a_policy_is_listed_in_order() {
     let shipped = Policy::shipped();
     let described: Vec<String> = shipped.verdicts().iter().map(|v| v.describe()).collect();
-    assert_eq!(described.len(), 5);
+    assert_eq!(described.len(), 4);
     assert_eq!(
         described[0],
         "rule critical-needs-a-person: holds autonomous mode; notifies critically, no buttons"
     );
     assert_eq!(
-        described[4],
-        "rule file-askers: honours autonomous mode; answers with defaults at expiry; \
-         notifies normally, with buttons"
+        described[3],
+        "rule file-askers: honours autonomous mode; answers with defaults at expiry (not \
+         agents' requests); notifies normally, with buttons"
     );
 }
 
@@ -986,4 +1015,168 @@ fn the_policy_guide_quotes_the_shipped_policy_whole() {
         guide.contains(SHIPPED.trim_end()),
         "docs/POLICY.md no longer quotes crates/policy/shipped-policy.toml as it is"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 25: an asker's own timeout, and agents
+
+/// The verdict about `request` placed at `placed_at`.
+fn judged(policy: &Policy, request: &Request, placed_at: chrono::DateTime<chrono::Utc>) -> Verdict {
+    policy.judge_placed(
+        &Facts {
+            request,
+            placed_by: None,
+        },
+        placed_at,
+    )
+}
+
+/// A request with `fields`, one confirm question whose default is yes, placed by the MCP
+/// server.
+fn agent_request(fields: &str) -> Request {
+    request_with(&format!(
+        r#"{fields}, "source": {{"tool": "ask_operator"}}"#
+    ))
+}
+
+#[test]
+fn a_rule_that_lets_agents_default_at_expiry_must_name_min_timeout() {
+    // Named by tool, by app, or by a glob that takes them in: refused, on on_expiry's line.
+    for condition in [
+        "tool = \"ask_operator\"",
+        "tool = [\"deploy\", \"ask_*\"]",
+        "app = \"claude-code\"",
+        "app = \"CODEX\"",
+        "tool = \"*\"",
+    ] {
+        let text = format!(
+            "[[rule]]\nname = \"agents-low-stakes\"\n{condition}\non_expiry = \"default\"\n"
+        );
+        let problem = one_problem(&text, 4, "needs min_timeout = \"<duration>\"");
+        assert!(
+            problem
+                .message
+                .starts_with("rule \"agents-low-stakes\": on_expiry = \"default\"")
+                && problem.message.contains("one-second timeout")
+                && problem.message.contains("on_expiry = \"expire\""),
+            "{condition}: {problem}"
+        );
+    }
+    // With a minimum it is what the operator said; a rule that names no agent, or does
+    // not default at expiry, needs none.
+    for fine in [
+        "tool = \"ask_operator\"\non_expiry = \"default\"\nmin_timeout = \"15m\"",
+        "app = \"nightly\"\non_expiry = \"default\"",
+        "on_expiry = \"default\"",
+        "tool = \"ask_operator\"\non_expiry = \"expire\"",
+        "tool = \"ask_operator\"\non_expiry = \"default\"\nnever_auto = true",
+    ] {
+        let text = format!("[[rule]]\nname = \"r\"\n{fine}\n");
+        assert!(
+            problems_of(&text).is_empty(),
+            "{text}: {:?}",
+            problems_of(&text)
+        );
+    }
+}
+
+#[test]
+fn min_timeout_is_checked() {
+    one_problem(
+        "[[rule]]\nname = \"r\"\nmin_timeout = \"10m\"\n",
+        3,
+        "min_timeout is used only with on_expiry = \"default\"",
+    );
+    one_problem(
+        "[[rule]]\nname = \"r\"\non_expiry = \"default\"\nnever_auto = true\nmin_timeout = \"10m\"\n",
+        5,
+        "without never_auto",
+    );
+    one_problem(
+        "[[rule]]\nname = \"r\"\non_expiry = \"default\"\nmin_timeout = \"10\"\n",
+        4,
+        "min_timeout = \"10\" is not a duration",
+    );
+    one_problem(
+        "[[rule]]\nname = \"r\"\non_expiry = \"default\"\nmin_timeout = \"0s\"\n",
+        4,
+        "allows any timeout",
+    );
+}
+
+#[test]
+fn an_agents_request_defaults_at_expiry_only_under_a_rule_with_min_timeout() {
+    let placed_at = chrono::Utc::now();
+    let catch_all = policy("[[rule]]\nname = \"all\"\non_expiry = \"default\"\n");
+    let agent = agent_request(r#""timeout_seconds": 3600"#);
+    let verdict = judged(&catch_all, &agent, placed_at);
+    assert_eq!(verdict.rule, "all");
+    assert_eq!(verdict.on_expiry, OnExpiry::Expire);
+    assert!(!verdict.expiry_may_default());
+    assert!(verdict
+        .expiry_refused
+        .as_deref()
+        .unwrap()
+        .contains("source tool \"ask_operator\""));
+    // A file asker under the same rule keeps its defaults, and so does a request without
+    // an expiry, which the rule has nothing to say about.
+    let file = request_with(r#""timeout_seconds": 1"#);
+    assert!(judged(&catch_all, &file, placed_at).expiry_may_default());
+    let forever = agent_request(r#""priority": "low""#);
+    let verdict = judged(&catch_all, &forever, placed_at);
+    assert_eq!(verdict.expiry_refused, None);
+
+    // The operator's explicit leave: at least ten minutes.
+    let leave = policy(
+        "[[rule]]\nname = \"agents-slow\"\ntool = \"ask_operator\"\non_expiry = \"default\"\n\
+         min_timeout = \"10m\"\n",
+    );
+    for (seconds, defaults) in [(1, false), (599, false), (600, true), (3600, true)] {
+        let request = agent_request(&format!(r#""timeout_seconds": {seconds}"#));
+        let verdict = judged(&leave, &request, placed_at);
+        assert_eq!(
+            verdict.expiry_may_default(),
+            defaults,
+            "{seconds}: {verdict:?}"
+        );
+        if !defaults {
+            let refused = verdict.expiry_refused.unwrap();
+            assert!(
+                refused.contains("less than the rule's min_timeout of 10m"),
+                "{refused}"
+            );
+        }
+    }
+    // expires_at counts from when the request was placed.
+    let at = |after: i64| {
+        agent_request(&format!(
+            r#""expires_at": "{}""#,
+            (placed_at + chrono::Duration::seconds(after)).to_rfc3339()
+        ))
+    };
+    assert!(!judged(&leave, &at(30), placed_at).expiry_may_default());
+    assert!(judged(&leave, &at(900), placed_at).expiry_may_default());
+    // The minimum holds for file askers too, where a rule names one.
+    let any = policy("[[rule]]\nname = \"r\"\non_expiry = \"default\"\nmin_timeout = \"1m\"\n");
+    let short = request_with(r#""timeout_seconds": 5"#);
+    assert!(!judged(&any, &short, placed_at).expiry_may_default());
+}
+
+#[test]
+fn min_timeout_is_described_and_serialised_as_written() {
+    let verdict = judge(
+        &policy(
+            "[[rule]]\nname = \"agents-slow\"\ntool = \"ask_operator\"\non_expiry = \"default\"\n\
+             min_timeout = \"1h 30m\"\n",
+        ),
+        &agent_request(r#""timeout_seconds": 7200"#),
+    );
+    assert_eq!(
+        verdict.describe(),
+        "rule agents-slow: holds autonomous mode; answers with defaults at expiry if it \
+         allowed at least 1h 30m; notifies normally, with buttons"
+    );
+    let json = serde_json::to_value(&verdict).unwrap();
+    assert_eq!(json["min_timeout"], "1h 30m");
+    assert!(json.get("expiry_refused").is_none(), "{json}");
 }

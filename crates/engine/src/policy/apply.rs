@@ -21,9 +21,17 @@ use crate::results::EngineError;
 use crate::store::{Due, PendingFacts};
 
 impl Engine {
-    /// What the policy in force says of a request (placed by `placed_by`).
-    pub fn judge(&self, request: &Request, placed_by: Option<&str>) -> Verdict {
-        self.policy.current().judge(&Facts { request, placed_by })
+    /// What the policy in force says of a request (placed by `placed_by` at `placed_at`:
+    /// how long it allowed decides whether its defaults may answer at expiry).
+    pub fn judge(
+        &self,
+        request: &Request,
+        placed_by: Option<&str>,
+        placed_at: DateTime<Utc>,
+    ) -> Verdict {
+        self.policy
+            .current()
+            .judge_placed(&Facts { request, placed_by }, placed_at)
     }
 
     /// Notices a change of the policy file: a new policy is logged and every pending
@@ -75,7 +83,8 @@ impl Engine {
                 let Some(id) = facts.request.id.as_deref() else {
                     continue;
                 };
-                let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                let verdict =
+                    engine.judge(&facts.request, facts.placed_by.as_deref(), facts.placed_at);
                 if let Some(outcome) = policy::autonomous(
                     &facts.request,
                     &verdict,
@@ -152,7 +161,8 @@ impl Engine {
             let outcomes: Vec<Outcome> = due
                 .iter()
                 .map(|facts| {
-                    let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                    let verdict =
+                        engine.judge(&facts.request, facts.placed_by.as_deref(), facts.placed_at);
                     policy::expire(
                         &facts.request,
                         &verdict,
@@ -182,7 +192,8 @@ impl Engine {
                 let Some(id) = facts.request.id.as_deref() else {
                     continue;
                 };
-                let verdict = engine.judge(&facts.request, facts.placed_by.as_deref());
+                let verdict =
+                    engine.judge(&facts.request, facts.placed_by.as_deref(), facts.placed_at);
                 let step = facts.policy_step;
                 let keep_held = facts.judgement.as_ref().and_then(|j| j.held.clone());
                 match policy::next_step(&verdict, facts.placed_at, step) {

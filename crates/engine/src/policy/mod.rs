@@ -126,13 +126,16 @@ pub fn expire(
 ) -> Outcome {
     let filled = fill_defaults(request);
     if !verdict.expiry_may_default() {
+        let why = verdict
+            .expiry_refused
+            .clone()
+            .unwrap_or_else(|| "it does not let defaults answer it".to_owned());
         return expired(
             request,
             verdict,
             Trigger::Expiry,
             format!(
-                "the request expired before the operator answered; rule {} does not let \
-                 defaults answer it",
+                "the request expired before the operator answered; rule {}: {why}",
                 verdict.rule
             ),
             instance,
