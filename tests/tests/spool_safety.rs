@@ -209,3 +209,73 @@ fn effective_uid() -> u32 {
     fs::write(&path, b"").unwrap();
     std::os::unix::fs::MetadataExt::uid(&fs::metadata(&path).unwrap())
 }
+
+/// In a team spool every member can write `cancel/`, so a tombstone withdraws a request
+/// only when the account that placed the request wrote it (issue 25). Bob's tombstone for
+/// Ann's request is refused: the request stays pending and answerable, a spool problem
+/// names both accounts, and `list` shows it. `cancel` as another account places nothing.
+/// The control: Ann's own tombstone withdraws her other request.
+#[test]
+fn a_tombstone_of_another_member_does_not_withdraw_a_request() {
+    use crate::team::accounts;
+    let crew = match accounts::crew() {
+        Ok(crew) => crew,
+        Err(why) => {
+            eprintln!("SKIPPED: a tombstone of another account needs other accounts ({why})");
+            return;
+        }
+    };
+    let [ann, bob] = crew.members;
+    let inbox = Inbox::new();
+    let team = |args: &[&str]| inbox.run(&[&["--team", accounts::GROUP], args].concat());
+    let out = team(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let spool = inbox.spool();
+    // Each file as its account writes it: Ann's requests, Bob's and Ann's tombstones.
+    let place = |area: &str, name: &str, body: &str, owner: u32| {
+        let tmp = spool.join("tmp").join(name);
+        fs::write(&tmp, body).unwrap();
+        chown(&tmp, Some(owner), Some(crew.gid)).unwrap();
+        fs::rename(&tmp, spool.join(area).join(name)).unwrap();
+    };
+    place("questions", "deploy.json", &request("deploy"), ann);
+    place("questions", "rollback.json", &request("rollback"), ann);
+    let out = team(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    place("cancel", "deploy", "not needed", bob);
+    place("cancel", "rollback", "not needed", ann);
+    let out = team(&["list", "--all", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let state = |id: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["id"] == id)
+            .unwrap_or_else(|| panic!("{id} is not listed: {rows}"))["state"]
+            .clone()
+    };
+    assert_eq!(state("deploy"), "pending", "Bob's tombstone withdrew Ann's request");
+    assert_eq!(state("rollback"), "cancelled", "Ann's own tombstone counts");
+
+    let tombstone = spool.join("cancel/deploy");
+    let reason = problem_for(&inbox, &tombstone).expect("a problem names the tombstone");
+    for name in accounts::MEMBERS {
+        assert!(reason.contains(name), "{reason}");
+    }
+    let listed = stdout(&team(&["list"]));
+    assert!(listed.contains(&tombstone.display().to_string()), "{listed}");
+
+    // `cancel` as root, not Ann: refused, and nothing placed.
+    place("questions", "restart.json", &request("restart"), ann);
+    let out = team(&["cancel", "restart"]);
+    assert_ne!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains(accounts::MEMBERS[0]), "{}", stderr(&out));
+    assert!(!spool.join("cancel/restart").exists(), "a tombstone was placed");
+
+    // The refused tombstone does not stand in the way of an answer.
+    let out = team(&["answer", "deploy", "--set", "go=true"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(inbox.outcome_path("deploy").exists());
+}

@@ -31,6 +31,9 @@ pub fn run(locations: &LocationArgs, args: &CancelArgs) -> Result<u8> {
             ));
             Ok(exit::ALREADY_SETTLED)
         }
+        // Not the request's placer, or another account's tombstone in the way: the engine
+        // says which (its withdrawal rule).
+        Err(SettleError::Blocked { reason, .. }) => bail!("cannot cancel {id}: {reason}"),
         Err(SettleError::NotFound(_)) => bail!(
             "no request \"{id}\" in the spool {}",
             engine.spool().root().display()

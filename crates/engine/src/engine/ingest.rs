@@ -231,7 +231,11 @@ impl Engine {
                 return self.ingest_outcome(id);
             }
             if self.spool.exists(Area::Cancel, id) {
-                return self.ingest_tombstone(id);
+                self.ingest_tombstone(id)?;
+                // A tombstone that does not count leaves it pending, for the policies too.
+                if self.store.state(id)? != Some(State::Pending) {
+                    return Ok(());
+                }
             }
         }
         self.fresh.push(facts);
@@ -360,15 +364,11 @@ impl Engine {
         // An outcome placed before the tombstone stands: the asker may already have read it.
         match self.store.state(id)? {
             Some(State::Pending) if !matches!(self.standing_outcome(id)?, Some(Ok(_))) => {
-                let reason = self
-                    .spool
-                    .read(Area::Cancel, id)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).trim().to_owned());
-                if self
-                    .store
-                    .mark_cancelled(id, reason.as_deref().unwrap_or(""), Utc::now())?
-                {
+                // Only a tombstone of the request's own placer withdraws it (withdrawal.rs).
+                let Some(reason) = self.withdrawal(id)? else {
+                    return Ok(());
+                };
+                if self.store.mark_cancelled(id, &reason, Utc::now())? {
                     self.close(id);
                     self.outbox.push(Event::Cancelled { id: id.to_owned() });
                 }

@@ -37,7 +37,7 @@ impl Engine {
             }
             None => {}
         }
-        if self.spool.exists(Area::Cancel, id) {
+        if self.withdrawal(id)?.is_some() {
             return Err(SettleError::Cancelled(id.to_owned()));
         }
         if let Some(kept) = self.store.unwritten(id)? {

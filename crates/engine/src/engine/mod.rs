@@ -18,6 +18,7 @@
 //! - `operator_writes.rs`: a person's answer (also one for a group of alike requests),
 //!   decline, and cancel;
 //! - `snooze.rs`: putting a request aside for a while, and its end;
+//! - `withdrawal.rs`: whether a tombstone withdraws its request (only its placer's does);
 //! - `integrity.rs`: whether a request may still be answered in the version shown, and
 //!   whether an outcome file may be trusted; blocking when not;
 //! - `settle.rs`: writing outcomes to the spool and recording whichever stands, and the
@@ -32,6 +33,7 @@ mod settle;
 mod snooze;
 #[cfg(test)]
 mod tests;
+mod withdrawal;
 
 pub use completeness::Completeness;
 pub use integrity::MIN_VERSION_PREFIX;

@@ -8,12 +8,13 @@
 
 use chrono::{DateTime, Utc};
 use inbox_protocol::{check_answers, Outcome, OutcomeStatus, Problem, Request, Via};
-use inbox_spool::Placed;
+use inbox_spool::{Area, Placed};
 use serde_json::{Map, Value};
 
 use super::settle::Settled;
 use super::Engine;
 use crate::results::SettleError;
+use crate::store::State;
 
 impl Engine {
     /// Writes the operator's answers (an object keyed by question id) as the outcome,
@@ -93,8 +94,21 @@ impl Engine {
         if let Some(Ok(outcome)) = self.standing_outcome(id)? {
             return Err(SettleError::AlreadySettled(Box::new(outcome)));
         }
+        self.may_withdraw(id)?;
         let placed = self.spool.place_tombstone(id, reason)?;
         self.in_batch(|engine| engine.ingest_tombstone(id))?;
+        // A tombstone already there that does not count (another account's) takes the
+        // name this one needed: say so rather than "already cancelled".
+        if placed == Placed::AlreadyThere && self.store.state(id)? == Some(State::Pending) {
+            return Err(SettleError::Blocked {
+                id: id.to_owned(),
+                reason: format!(
+                    "{} is already there and does not withdraw it (see answer-inbox list); \
+                     remove it and cancel again",
+                    self.spool.path(Area::Cancel, id).display()
+                ),
+            });
+        }
         // A writer that read the request before the tombstone existed may have linked its
         // outcome meanwhile; that outcome stands (see `ingest_outcome`), so say so.
         if let Some(Ok(outcome)) = self.standing_outcome(id)? {

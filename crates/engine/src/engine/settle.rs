@@ -41,9 +41,7 @@ impl Engine {
             let mut waiting = 0;
             for unwritten in kept {
                 let id = unwritten.outcome.id.clone();
-                if !engine.spool.exists(Area::Answers, &id)
-                    && engine.spool.exists(Area::Cancel, &id)
-                {
+                if !engine.spool.exists(Area::Answers, &id) && engine.withdrawal(&id)?.is_some() {
                     engine.ingest_tombstone(&id)?;
                     continue;
                 }
