@@ -11,8 +11,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::util::desktop::{self, css_str, Desktop, STEP};
-use crate::util::waiting_hook::{hook_request_id, WaitingHook};
 use crate::util::requests::{MIGRATE, RELEASE, STORAGE};
+use crate::util::waiting_hook::{hook_request_id, WaitingHook};
 
 /// A single yes/no question in the structured dialect: answered as `q1`.
 const DEPLOY: &str = r#"{"inbox": 1, "title": "Deploy SPEC-042",

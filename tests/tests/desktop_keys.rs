@@ -61,7 +61,10 @@ async fn a_permission_request_is_answered_with_one_key_from_the_list() {
     // The window's keys, on Claude Code's own choices, in its order.
     assert_eq!(labels[0], "1 Allow once", "{labels:?}");
     assert_eq!(labels[1], "2 Deny", "{labels:?}");
-    assert!(labels[3].starts_with("4 Yes, and don't ask again for: npm test *"), "{labels:?}");
+    assert!(
+        labels[3].starts_with("4 Yes, and don't ask again for: npm test *"),
+        "{labels:?}"
+    );
     d.screenshot("reading-pane-permission").await;
     d.press_keys("1").await;
     let printed = hook.decision().await;
@@ -182,10 +185,16 @@ async fn a_key_before_arming_writes_nothing() {
         "the key came {pressed_after} ms after the request: not early (a slow machine?)"
     );
     let said = d.text("[data-testid=arming]").await;
-    assert!(said.contains("Too soon"), "the pane says the key was ignored: {said:?}");
+    assert!(
+        said.contains("Too soon"),
+        "the pane says the key was ignored: {said:?}"
+    );
     // Never queued: still nothing well after arming.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert!(!d.outcome_path("early").exists(), "an early key wrote an outcome");
+    assert!(
+        !d.outcome_path("early").exists(),
+        "an early key wrote an outcome"
+    );
     armed_on(&d, "early").await;
     d.press_keys("n").await;
     let outcome = d.wait_for_outcome("early").await;
@@ -231,5 +240,41 @@ async fn typing_while_a_request_arrives_answers_nothing() {
     .await;
     d.press_keys("y").await;
     d.wait_for_outcome(&shown).await;
+    d.finish().await;
+}
+
+/// Claude Code stops waiting (the operator answered in its own dialog, pressed Esc, or the
+/// session ended) and stops the hook with SIGTERM: within a second the request is gone from
+/// the list and its bubble is closed on the bus (CloseNotification), and the hook printed
+/// nothing that allows.
+#[tokio::test]
+async fn a_prompt_the_agent_stopped_waiting_for_leaves_every_surface() {
+    let d = Desktop::start().await;
+    let hook = WaitingHook::start(&d, "permission-request-bash.json");
+    let id = hook_request_id(&d, &[]).await;
+    d.wait_notify("Claude Code wants to run: rm -rf target/ && cargo build --release")
+        .await;
+    assert!(d.session.close_calls().is_empty());
+    let stopped = std::time::Instant::now();
+    let (_, printed) = hook.terminate();
+    // Nothing printed: Claude Code's own dialog decides, as if the hook had not been there.
+    assert_eq!(printed, "", "a stopped hook allows nothing");
+    loop {
+        if !d.session.close_calls().is_empty() {
+            break;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(1),
+            "no CloseNotification within 1 s of SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listed = d.cli(&d.db(), &["list", "--json"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(!listed.contains(&id), "{id} is no longer listed: {listed}");
+    desktop::eventually("the row gone from the window", STEP, || async {
+        (!d.row_ids().await.contains(&id)).then_some(())
+    })
+    .await;
     d.finish().await;
 }

@@ -322,8 +322,14 @@ async fn an_agents_permission_prompt_is_one_tap_on_a_phone() {
     web.place_request("perm-1", &request.to_string());
     web.open("perm-1").await;
     let strip = web.find("[data-testid=quick-panel]").await;
-    let code = web.text("[data-testid=quick-panel] [data-testid=description] pre code").await;
-    assert_eq!(code.trim(), "npm test", "the call is shown above its options");
+    let code = web
+        .text("[data-testid=quick-panel] [data-testid=description] pre code")
+        .await;
+    assert_eq!(
+        code.trim(),
+        "npm test",
+        "the call is shown above its options"
+    );
     let mut labels = Vec::new();
     // A phone has no keys to show: the options' own words, in order.
     for option in web.all("[data-testid=quick-option] span").await {
@@ -332,12 +338,17 @@ async fn an_agents_permission_prompt_is_one_tap_on_a_phone() {
     assert_eq!(labels.len(), 3, "{labels:?}");
     assert_eq!(labels[0], "Allow once");
     assert_eq!(labels[1], "Deny");
-    assert!(labels[2].starts_with("Yes, and don't ask again"), "{labels:?}");
+    assert!(
+        labels[2].starts_with("Yes, and don't ask again"),
+        "{labels:?}"
+    );
     web.find("[data-testid=quick][data-armed=true]").await;
     web.assert_fits("a permission prompt").await;
     web.scroll_to("[data-testid=quick-panel]").await;
     web.screenshot("phone-permission").await;
-    let deny = web.find_in(&strip, "[data-testid=quick-option][data-key='2']").await;
+    let deny = web
+        .find_in(&strip, "[data-testid=quick-option][data-key='2']")
+        .await;
     web.click_element(&deny).await;
     let reason = web.find("[data-testid=quick-reason]").await;
     web.type_into(&reason, "Not on the shared runner.").await;

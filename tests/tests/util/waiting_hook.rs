@@ -31,6 +31,21 @@ impl WaitingHook {
         WaitingHook(child)
     }
 
+    /// Stops the hook as its host does when the operator answers in the terminal or the
+    /// session ends (SIGTERM, to its own PID), and returns its exit code and what it printed.
+    pub fn terminate(mut self) -> (Option<i32>, String) {
+        // The child is not reaped yet, so its PID is still its own.
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "SIGTERM to the hook");
+        let status = self.0.wait().unwrap();
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut self.0.stdout.take().unwrap(), &mut out).unwrap();
+        (status.code(), out)
+    }
+
     /// Waits for the hook to end, checks it ended well, and returns the decision it printed.
     pub async fn decision(mut self) -> Value {
         let status = desktop::eventually("the hook to print its decision", STEP, || {
@@ -67,4 +82,3 @@ pub async fn hook_request_id(d: &Desktop, answered: &[String]) -> String {
     })
     .await
 }
-
