@@ -203,30 +203,27 @@ class Crew:
     outsider: int
 
 
-_crew: Dict[str, Union[Crew, str]] = {}
+_crew: Dict[str, Crew] = {}
 
 
 def crew() -> Union[Crew, str]:
     """The accounts, created when missing, or why there are none: not root (only root can
-    create accounts and give files away), or a tool failed."""
+    create accounts and give files away). As root, failing to create them is an error of
+    the test: the cases that need them are never left out quietly."""
+    if os.geteuid() != 0:
+        return "not running as root, so it cannot create accounts or give files away"
     if "crew" not in _crew:
-        try:
-            _crew["crew"] = _ensure_crew()
-        except (OSError, subprocess.SubprocessError, KeyError) as error:
-            _crew["crew"] = str(error)
+        _crew["crew"] = _ensure_crew()
     return _crew["crew"]
 
 
-def _ensure_crew() -> Union[Crew, str]:
-    if os.geteuid() != 0:
-        return "not running as root, so it cannot create accounts or give files away"
+def _ensure_crew() -> Crew:
     # -f: the group may exist already, or another test process may create it meanwhile.
     _account_tool("groupadd", "-f", CREW_GROUP)
     members = (_ensure_account(CREW_MEMBERS[0], True), _ensure_account(CREW_MEMBERS[1], True))
     outsider = _ensure_account(OUTSIDER, False)
     gid = grp.getgrnam(CREW_GROUP).gr_gid
-    if OUTSIDER in grp.getgrgid(gid).gr_mem:
-        return f"{OUTSIDER} is in the group {CREW_GROUP}; it must stay outside"
+    assert OUTSIDER not in grp.getgrgid(gid).gr_mem, f"{OUTSIDER} must stay outside {CREW_GROUP}"
     return Crew(gid, members, outsider)
 
 
@@ -249,12 +246,10 @@ def _ensure_account(name: str, member: bool) -> int:
 def _account_tool(*args: str) -> None:
     """Runs an account tool, again a few times when it fails: ``useradd`` and ``groupadd``
     refuse to work while another process holds the account database's lock."""
-    tool = next(
-        (f"{d}/{args[0]}" for d in ("/usr/sbin", "/sbin", "/usr/bin", "/bin")
-         if os.path.isfile(f"{d}/{args[0]}")),
-        args[0],
-    )
-    for attempt in range(10):
+    # Root's tools are in the sbin directories, which are not always on PATH.
+    places = (f"{directory}/{args[0]}" for directory in ("/usr/sbin", "/sbin", "/usr/bin"))
+    tool = next((place for place in places if os.path.isfile(place)), args[0])
+    for _ in range(10):
         done = subprocess.run([tool, *args[1:]], capture_output=True, stdin=subprocess.DEVNULL)
         if done.returncode == 0:
             return

@@ -127,7 +127,9 @@ pub enum AskError {
     /// Writing the tombstone failed; the request is still pending.
     #[error("cannot withdraw request \"{id}\": {error}")]
     Withdraw { id: String, error: SpoolError },
-    /// The outcome file exists but cannot be read or is not an outcome.
+    /// The outcome file exists but cannot be read, is not an outcome of this request, or
+    /// says a person answered whose account does not own it (docs/PROTOCOL.md, "Trusting an
+    /// outcome"). Never an answer.
     #[error("the outcome file of \"{id}\" cannot be used: {reason}")]
     BadOutcome { id: String, reason: String },
     /// [`AskOptions::require_person`] was set and a policy (autonomous mode, expiry), not a

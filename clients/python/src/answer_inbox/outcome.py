@@ -290,7 +290,9 @@ def verify_owner(outcome: Outcome, id: str, owner_uid: int) -> None:
     if owner != named:
         written_by = _one_line(owner) if owner is not None else f"uid {owner_uid}"
         raise UntrustedOutcome(
-            id, f"it says operator:{_one_line(named)} answered, but the file was written by {written_by}"
+            id,
+            f"it says operator:{_one_line(named)} answered, but the file was written by "
+            f"{written_by}",
         )
 
 
