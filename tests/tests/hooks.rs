@@ -318,6 +318,33 @@ fn the_description_shows_the_command_or_the_diff() {
     hook.wait_with_output().unwrap();
 }
 
+/// Everything in the call that changes what runs reaches the operator: running outside the
+/// sandbox, in the background, and any field the hook does not know, as `name: value`.
+#[test]
+fn the_description_shows_every_field_that_changes_what_runs() {
+    let inbox = Inbox::new();
+    let payload = json!({
+        "session_id": "s-1", "hook_event_name": "PreToolUse", "cwd": "/w",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make deploy", "dangerouslyDisableSandbox": true,
+            "run_in_background": true, "env": {"LD_PRELOAD": "/tmp/x.so"}}
+    });
+    let hook = start_hook(&inbox, payload.to_string().as_bytes(), "60s");
+    let (id, request) = placed_request(&inbox);
+    let text = request["questions"][0]["description"].as_str().unwrap();
+    assert!(text.contains("Runs outside the sandbox"), "{text}");
+    assert!(
+        text.contains("Run a shell command in the background"),
+        "{text}"
+    );
+    assert!(
+        text.contains("env: {\"LD_PRELOAD\":\"/tmp/x.so\"}"),
+        "{text}"
+    );
+    answer(&inbox, &id, &["--set", "decision=Deny"]);
+    hook.wait_with_output().unwrap();
+}
+
 /// Codex's PermissionRequest payload (codex-rs/hooks: the same fields as Claude Code's, plus
 /// turn_id and model), answered with the same decision shape; the request names Codex.
 #[test]

@@ -102,6 +102,12 @@ pub fn shows_whole(call: &ToolCall) -> bool {
 }
 
 /// The description, and whether nothing in it was cut.
+///
+/// Every field of the tool's input that can change what runs is shown: the ones the inbox
+/// knows in their own words (a command, a diff, "runs outside the sandbox"), and every
+/// other one, or a known one of a type it does not expect, listed as `name: value` after
+/// them. An answer allows the call as it is, so nothing in it may be left out of what the
+/// operator reads.
 fn shown(call: &ToolCall) -> (String, bool) {
     let mut whole = true;
     let mut fenced = |language: &str, text: &str| {
@@ -109,51 +115,91 @@ fn shown(call: &ToolCall) -> (String, bool) {
         whole &= !cut;
         block
     };
+    let input = &call.tool_input;
+    // The fields shown in their own words; each branch names those it showed.
+    let mut known: Vec<&str> = Vec::new();
+    // Fields inside a MultiEdit's edits that the inbox does not know, named by their place.
+    let mut nested: Vec<(String, &Value)> = Vec::new();
     let mut text = String::new();
     match (call.tool_name.as_str(), call.input_str("file_path")) {
         ("Bash", _) if call.bash_command().is_some() => {
             let command = call.bash_command().unwrap_or_default();
-            text.push_str("**Run a shell command**");
+            known.push("command");
+            let flag = |key| input.get(key).and_then(Value::as_bool);
+            let outside = flag("dangerouslyDisableSandbox");
+            let background = flag("run_in_background");
+            known.extend(outside.map(|_| "dangerouslyDisableSandbox"));
+            known.extend(background.map(|_| "run_in_background"));
+            if outside == Some(true) {
+                text.push_str("**⚠ Runs outside the sandbox** (`dangerouslyDisableSandbox`)\n\n");
+            }
+            text.push_str("**Run a shell command");
+            if background == Some(true) {
+                text.push_str(" in the background");
+            }
+            text.push_str("**");
             push_where(&mut text, call);
             text.push_str(&fenced("sh", command));
+            if let Some(limit) = input.get("timeout").and_then(Value::as_u64) {
+                known.push("timeout");
+                text.push_str(&format!("\nTime limit: {}\n", milliseconds(limit)));
+            }
             if let Some(note) = call.input_str("description") {
+                known.push("description");
                 text.push_str(&format!("\nClaude's note: {}\n", plain(note)));
             }
         }
         ("Edit", Some(path)) => {
+            known.push("file_path");
+            let edit = Edit::of(input, "", &mut known, &mut nested);
             text.push_str(&format!("**Edit** {}", inline_code(path)));
-            if call.tool_input.get("replace_all") == Some(&Value::Bool(true)) {
+            if edit.every {
                 text.push_str(" (every occurrence)");
             }
             text.push_str(":\n\n");
-            let old = call.input_str("old_string").unwrap_or("");
-            let new = call.input_str("new_string").unwrap_or("");
-            text.push_str(&fenced("diff", &unified(path, &[(old, new)])));
+            text.push_str(&fenced("diff", &unified(path, &[edit])));
         }
         ("MultiEdit", Some(path)) => {
-            let edits: Vec<(&str, &str)> = call
-                .tool_input
-                .get("edits")
-                .and_then(Value::as_array)
-                .map(|edits| {
+            known.push("file_path");
+            let edits: Vec<Edit> = match input.get("edits").and_then(Value::as_array) {
+                Some(edits) => {
+                    known.push("edits");
                     edits
                         .iter()
-                        .map(|edit| {
-                            let field = |key| edit.get(key).and_then(Value::as_str).unwrap_or("");
-                            (field("old_string"), field("new_string"))
+                        .enumerate()
+                        .filter_map(|(n, edit)| match edit.as_object() {
+                            Some(edit) => Some(Edit::of(
+                                edit,
+                                &format!("edits[{n}]."),
+                                &mut Vec::new(),
+                                &mut nested,
+                            )),
+                            None => {
+                                nested.push((format!("edits[{n}]"), edit));
+                                None
+                            }
                         })
                         .collect()
-                })
-                .unwrap_or_default();
+                }
+                None => Vec::new(),
+            };
+            let every = edits.iter().filter(|edit| edit.every).count();
             text.push_str(&format!(
-                "**Edit** {} ({} changes):\n\n",
+                "**Edit** {} ({} changes",
                 inline_code(path),
                 edits.len()
             ));
+            if every > 0 {
+                text.push_str(&format!(", {every} of them to every occurrence"));
+            }
+            text.push_str("):\n\n");
             text.push_str(&fenced("diff", &unified(path, &edits)));
         }
         ("Write", Some(path)) => {
-            let content = call.input_str("content").unwrap_or("");
+            known.push("file_path");
+            let content = call.input_str("content");
+            known.extend(content.map(|_| "content"));
+            let content = content.unwrap_or("");
             text.push_str(&format!(
                 "**Write** {} ({} lines, replacing the file if it exists):\n\n",
                 inline_code(path),
@@ -162,15 +208,81 @@ fn shown(call: &ToolCall) -> (String, bool) {
             text.push_str(&fenced("", content));
         }
         (tool, _) => {
+            known.extend(input.keys().map(String::as_str));
             text.push_str(&format!("**Use the tool** {} with:\n\n", inline_code(tool)));
-            let pretty = serde_json::to_string_pretty(&call.tool_input).unwrap_or_default();
+            let pretty = serde_json::to_string_pretty(input).unwrap_or_default();
             text.push_str(&fenced("json", &pretty));
         }
+    }
+    let others: Vec<String> = input
+        .iter()
+        .filter(|(key, _)| !known.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value))
+        .chain(nested)
+        .map(|(key, value)| format!("{key}: {value}"))
+        .collect();
+    if !others.is_empty() {
+        text.push_str(
+            "\n**Also in the call** (fields the inbox does not know; they may change what \
+             it does):\n\n",
+        );
+        text.push_str(&fenced("", &others.join("\n")));
     }
     if let Some(mode) = &call.permission_mode {
         text.push_str(&format!("\nPermission mode: {}\n", inline_code(mode)));
     }
     (text, whole)
+}
+
+/// One replacement of an Edit or of a MultiEdit's `edits`.
+struct Edit<'a> {
+    old: &'a str,
+    new: &'a str,
+    /// `replace_all`: every occurrence of `old`, not only the one.
+    every: bool,
+}
+
+impl<'a> Edit<'a> {
+    /// The replacement `fields` describe. The keys it shows are added to `known`; every
+    /// other key (or one of a type it does not expect) goes to `unknown`, named with
+    /// `prefix` (`edits[2].`), unless the caller lists the object's leftovers itself (an
+    /// Edit's fields are the tool input's own, so `prefix` is empty and they are listed
+    /// with the rest of the input).
+    fn of(
+        fields: &'a serde_json::Map<String, Value>,
+        prefix: &str,
+        known: &mut Vec<&'a str>,
+        unknown: &mut Vec<(String, &'a Value)>,
+    ) -> Edit<'a> {
+        let text = |key: &'static str| fields.get(key).and_then(Value::as_str);
+        let (old, new) = (text("old_string"), text("new_string"));
+        let every = fields.get("replace_all").and_then(Value::as_bool);
+        known.extend(old.map(|_| "old_string"));
+        known.extend(new.map(|_| "new_string"));
+        known.extend(every.map(|_| "replace_all"));
+        if !prefix.is_empty() {
+            unknown.extend(
+                fields
+                    .iter()
+                    .filter(|(key, _)| !known.contains(&key.as_str()))
+                    .map(|(key, value)| (format!("{prefix}{key}"), value)),
+            );
+        }
+        Edit {
+            old: old.unwrap_or(""),
+            new: new.unwrap_or(""),
+            every: every.unwrap_or(false),
+        }
+    }
+}
+
+/// A Bash time limit (milliseconds) as a person reads it: `2 min`, `90 s`, `1500 ms`.
+fn milliseconds(ms: u64) -> String {
+    match ms {
+        ms if ms % 60_000 == 0 && ms > 0 => format!("{} min", ms / 60_000),
+        ms if ms % 1_000 == 0 && ms > 0 => format!("{} s", ms / 1_000),
+        ms => format!("{ms} ms"),
+    }
 }
 
 fn push_where(text: &mut String, call: &ToolCall) {
@@ -180,12 +292,17 @@ fn push_where(text: &mut String, call: &ToolCall) {
     }
 }
 
-/// A unified diff of each (old, new) pair, one hunk each.
-fn unified(path: &str, edits: &[(&str, &str)]) -> String {
+/// A unified diff of each edit, one hunk each; the hunk of an edit of every occurrence
+/// says so in its header.
+fn unified(path: &str, edits: &[Edit]) -> String {
     let mut out = format!("--- {path}\n+++ {path}\n");
-    for (old, new) in edits {
-        out.push_str("@@\n");
-        out.push_str(&diff::lines(old, new));
+    for edit in edits {
+        out.push_str(if edit.every {
+            "@@ every occurrence @@\n"
+        } else {
+            "@@\n"
+        });
+        out.push_str(&diff::lines(edit.old, edit.new));
     }
     out
 }
@@ -278,6 +395,149 @@ mod tests {
         inbox_client::prepare(serde_json::to_vec(&body).unwrap(), None)
             .expect("within the protocol's limits");
         assert!(body["title"].as_str().unwrap().ends_with('…'));
+    }
+
+    fn call(tool: &str, input: Value) -> ToolCall {
+        super::super::payload::parse(
+            json!({"session_id": "s-1", "hook_event_name": "PreToolUse", "cwd": "/w",
+                "tool_name": tool, "tool_input": input})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    /// What changes how a command runs is said in words, first: outside the sandbox, in
+    /// the background, its time limit.
+    #[test]
+    fn a_command_run_outside_the_sandbox_or_in_the_background_says_so() {
+        let text = description(&call(
+            "Bash",
+            json!({"command": "make deploy", "dangerouslyDisableSandbox": true,
+                "run_in_background": true, "timeout": 600_000, "description": "Deploys"}),
+        ));
+        assert!(
+            text.starts_with("**⚠ Runs outside the sandbox** (`dangerouslyDisableSandbox`)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("**Run a shell command in the background** in `/w`"),
+            "{text}"
+        );
+        assert!(text.contains("Time limit: 10 min"), "{text}");
+        assert!(
+            !text.contains("Also in the call"),
+            "every field was known: {text}"
+        );
+
+        let text = description(&call(
+            "Bash",
+            json!({"command": "ls", "dangerouslyDisableSandbox": false, "run_in_background": false}),
+        ));
+        assert!(!text.contains("sandbox"), "{text}");
+        assert!(!text.contains("background"), "{text}");
+    }
+
+    /// A MultiEdit's edit of every occurrence is marked on its own hunk and counted.
+    #[test]
+    fn a_multi_edit_says_which_edits_replace_every_occurrence() {
+        let text = description(&call(
+            "MultiEdit",
+            json!({"file_path": "/w/a.rs", "edits": [
+                {"old_string": "a", "new_string": "b"},
+                {"old_string": "unwrap()", "new_string": "expect(\"x\")", "replace_all": true},
+                {"old_string": "c", "new_string": "d", "replace_all": false},
+            ]}),
+        ));
+        assert!(
+            text.contains("(3 changes, 1 of them to every occurrence)"),
+            "{text}"
+        );
+        assert_eq!(text.matches("@@ every occurrence @@").count(), 1, "{text}");
+        assert!(
+            text.contains("@@ every occurrence @@\n-unwrap()\n+expect(\"x\")\n"),
+            "{text}"
+        );
+    }
+
+    /// Fields the inbox does not know, and known ones of a type it does not expect, are
+    /// listed as `name: value` (JSON, in a block their own backticks cannot close).
+    #[test]
+    fn every_field_the_description_does_not_know_is_listed() {
+        let cases = [
+            (
+                call(
+                    "Bash",
+                    json!({"command": "ls", "env": {"LD_PRELOAD": "/tmp/x.so"},
+                        "run_in_background": "yes"}),
+                ),
+                vec![
+                    r#"env: {"LD_PRELOAD":"/tmp/x.so"}"#,
+                    r#"run_in_background: "yes""#,
+                ],
+            ),
+            (
+                call(
+                    "Edit",
+                    json!({"file_path": "/w/a", "old_string": "a", "new_string": "b",
+                        "replace_all": "true", "encoding": "latin1"}),
+                ),
+                vec![r#"replace_all: "true""#, r#"encoding: "latin1""#],
+            ),
+            (
+                call(
+                    "MultiEdit",
+                    json!({"file_path": "/w/a", "dry_run": false, "edits": [
+                        {"old_string": "a", "new_string": "b", "regex": true}, "not an edit"]}),
+                ),
+                vec![
+                    "dry_run: false",
+                    "edits[0].regex: true",
+                    r#"edits[1]: "not an edit""#,
+                ],
+            ),
+            (
+                call(
+                    "Write",
+                    json!({"file_path": "/w/a", "content": "x", "mode": "```0777\n```"}),
+                ),
+                vec![r#"mode: "```0777\n```""#],
+            ),
+        ];
+        for (call, fields) in cases {
+            let text = description(&call);
+            let (_, listed) = text
+                .split_once("**Also in the call**")
+                .unwrap_or_else(|| panic!("no other fields listed: {text}"));
+            for field in fields {
+                assert!(listed.contains(&format!("\n{field}\n")), "{field}: {text}");
+            }
+            assert!(shows_whole(&call), "{text}");
+        }
+        let text = description(&call(
+            "Write",
+            json!({"file_path": "/w/a", "content": "x", "mode": "```"}),
+        ));
+        assert!(
+            text.ends_with("````\nmode: \"```\"\n````\n"),
+            "a fence longer than the value's backticks: {text}"
+        );
+        assert!(!description(&call(
+            "Edit",
+            json!({"file_path": "/w/a", "old_string": "a",
+            "new_string": "b", "replace_all": true})
+        ))
+        .contains("Also in the call"));
+    }
+
+    /// A field too long to show whole makes the call one the inbox does not answer.
+    #[test]
+    fn an_unknown_field_too_long_to_show_makes_the_call_not_shown_whole() {
+        let long = call(
+            "Bash",
+            json!({"command": "ls", "script": "x".repeat(MAX_SHOWN_CHARS)}),
+        );
+        assert!(!shows_whole(&long));
     }
 
     /// An answer to part of a call would allow all of it: a call too long to show whole is
