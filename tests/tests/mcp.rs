@@ -1171,3 +1171,202 @@ async fn an_agents_own_timeout_never_makes_its_default_an_answer() {
     );
     session.close().await;
 }
+
+/// `answer-inbox mcp` driven by raw JSON-RPC lines, to send exactly what a host sends
+/// (`notifications/cancelled`, a closed standard input, a signal) and to see every line it
+/// answers with: the rmcp client hides both.
+struct RawServer {
+    server: Running,
+    input: Option<std::process::ChildStdin>,
+}
+
+impl RawServer {
+    /// Starts the server and completes the handshake.
+    fn start(inbox: &Inbox) -> RawServer {
+        let mut command = inbox.cmd(&["mcp"]);
+        command
+            .current_dir(workdir(inbox))
+            .stdin(std::process::Stdio::piped());
+        let mut server = Running::spawn(command);
+        let input = server.child.stdin.take();
+        let mut raw = RawServer { server, input };
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-client", "version": "0"}}}),
+        );
+        raw.server.wait_line("\"id\":1");
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn send(&mut self, message: Value) {
+        use std::io::Write;
+        let input = self.input.as_mut().expect("standard input is open");
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    }
+
+    /// Sends `tools/call` of `tool` with `arguments`, as request `id`.
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": tool, "arguments": arguments}}));
+    }
+
+    fn cancel(&mut self, id: u64) {
+        self.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": id, "reason": "the user pressed Escape"}}),
+        );
+    }
+
+    /// The response to request `id`.
+    fn response(&mut self, id: u64) -> Value {
+        let line = self.server.wait_line(&format!("\"id\":{id}"));
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Whether the server ever answered request `id` (a line carrying its id and a result or
+    /// error), among everything it wrote so far.
+    fn answered(&self, id: u64) -> bool {
+        self.server.seen.iter().any(|line| {
+            serde_json::from_str::<Value>(line).is_ok_and(|message| {
+                message["id"] == json!(id)
+                    && (message.get("result").is_some() || message.get("error").is_some())
+            })
+        })
+    }
+}
+
+/// The ids `answer-inbox list` shows as pending.
+fn listed(inbox: &Inbox) -> Vec<String> {
+    let out = inbox.run(&["list", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rows: Vec<Value> = serde_json::from_str(&util::stdout(&out)).unwrap();
+    rows.iter()
+        .map(|row| row["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The request in `questions/` that is none of `known`.
+fn placed_besides(inbox: &Inbox, known: &[&str]) -> String {
+    let questions = inbox.spool().join("questions");
+    let mut found = None;
+    util::eventually("a new request", || {
+        found = std::fs::read_dir(&questions)
+            .unwrap()
+            .flatten()
+            .find_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let id = name.trim_end_matches(".json").to_owned();
+                (!known.contains(&id.as_str())).then_some(id)
+            });
+        found.is_some()
+    });
+    found.unwrap()
+}
+
+/// Within a second of `what`, `id` has its tombstone and is gone from `answer-inbox list`.
+fn withdrawn_within_a_second(inbox: &Inbox, id: &str, what: &str) {
+    let since = Instant::now();
+    while !(tombstone(inbox, id).exists() && !listed(inbox).contains(&id.to_owned())) {
+        assert!(
+            since.elapsed() < Duration::from_secs(1),
+            "{id} still pending a second after {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn yes_no(question: &str) -> Value {
+    json!({"questions": [{"type": "yes_no", "question": question}]})
+}
+
+/// Issue 24: a host that cancels an `ask_operator` call (`notifications/cancelled`) or goes
+/// away (closes the server's standard input) withdraws its request within a second, and
+/// the cancelled call gets no response. A request `ask_operator_start` placed is meant to
+/// outlive its calls: cancelling a wait for it, or closing the session, leaves it pending.
+#[test]
+fn cancel_or_departure_withdraws_ask_operator_but_not_ask_operator_start() {
+    let inbox = Inbox::new();
+    let mut watch = watch(&inbox);
+    let mut raw = RawServer::start(&inbox);
+
+    raw.call(2, "ask_operator_start", yes_no("Keep me?"));
+    let started = raw.response(2);
+    let kept = started["result"]["structuredContent"]["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    raw.call(
+        3,
+        "ask_operator_wait",
+        json!({"request_id": kept, "wait_seconds": 30}),
+    );
+    raw.call(4, "ask_operator", yes_no("Cancel me?"));
+    let cancelled = placed_besides(&inbox, &[&kept]);
+    watch.wait_line(&format!("ingested {cancelled}"));
+    assert!(listed(&inbox).contains(&cancelled));
+
+    raw.cancel(4);
+    withdrawn_within_a_second(&inbox, &cancelled, "notifications/cancelled");
+    let reason = std::fs::read_to_string(tombstone(&inbox, &cancelled)).unwrap();
+    assert!(
+        reason.contains("cancelled the ask_operator call"),
+        "{reason}"
+    );
+
+    // Cancelling the wait for the started request stops the wait, not the request.
+    raw.cancel(3);
+    raw.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+    raw.response(5);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!raw.answered(4), "a cancelled call gets no response");
+    assert!(!raw.answered(3), "a cancelled wait gets no response");
+    assert!(!tombstone(&inbox, &kept).exists());
+
+    // The host goes away with an ask_operator call pending.
+    raw.call(6, "ask_operator", yes_no("Abandon me?"));
+    let abandoned = placed_besides(&inbox, &[&kept, &cancelled]);
+    watch.wait_line(&format!("ingested {abandoned}"));
+    drop(raw.input.take());
+    withdrawn_within_a_second(&inbox, &abandoned, "the end of standard input");
+    let reason = std::fs::read_to_string(tombstone(&inbox, &abandoned)).unwrap();
+    assert!(reason.contains("went away"), "{reason}");
+    assert_eq!(raw.server.stop(), Some(0), "it exits by itself, cleanly");
+
+    assert!(!tombstone(&inbox, &kept).exists());
+    assert!(
+        listed(&inbox).contains(&kept),
+        "ask_operator_start's request outlives both"
+    );
+}
+
+/// Issue 24: a terminal that closes sends SIGHUP, whose default action would end the server
+/// with its questions left pending; it withdraws them like SIGTERM does.
+#[test]
+fn a_sighup_withdraws_pending_questions_before_the_server_exits() {
+    let inbox = Inbox::new();
+    let mut raw = RawServer::start(&inbox);
+    raw.call(2, "ask_operator", yes_no("Still needed?"));
+    let id = placed_besides(&inbox, &[]);
+    let pid = raw.server.child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-HUP", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut exited = None;
+    util::eventually("the server to exit", || {
+        exited = raw.server.child.try_wait().unwrap();
+        exited.is_some()
+    });
+    assert_eq!(
+        exited.unwrap().code(),
+        Some(0),
+        "SIGHUP ends the server cleanly"
+    );
+    let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
+    assert!(reason.contains("stopped (SIGHUP)"), "{reason}");
+    assert!(!raw.answered(2));
+}

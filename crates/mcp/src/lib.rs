@@ -15,10 +15,18 @@
 //! - [`stdio`]: standard input that signals the client's departure at once.
 //!
 //! Each call is its own request with its own id, so calls run side by side. A call the
-//! client cancels, a client that goes away and a SIGTERM or SIGINT all withdraw the pending
-//! requests of `ask_operator` calls (their tombstones are placed) before the process ends.
-//! A request `ask_operator_start` placed outlives its call and the process: it stays pending
-//! until settled, for a later `ask_operator_wait`.
+//! client cancels (`notifications/cancelled`), a client that goes away (the end of standard
+//! input) and a SIGTERM, SIGINT or SIGHUP all withdraw the pending requests of
+//! `ask_operator` calls (their tombstones are placed, as `answer-inbox cancel` does) before
+//! the process ends; a cancelled call gets no response. A request `ask_operator_start`
+//! placed outlives its call and the process: it stays pending until settled, for a later
+//! `ask_operator_wait`.
+//!
+//! (The agent hooks withdraw their request on the same signals, through `ctrlc` and the
+//! parent's death, in crates/cli/src/commands/hook/stopped.rs. That code is not shared: a
+//! hook is one blocking wait, while this server must stop an async session, name the signal
+//! in each tombstone, and already learns of its parent's death from its standard input,
+//! which is the session itself.)
 
 mod autonomy;
 mod input;
@@ -92,6 +100,12 @@ pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<(
         signal: "SIGINT",
         source,
     })?;
+    // A terminal that closes (the host ran in it) hangs up: the agent is gone just the same,
+    // and SIGHUP's default action would end the process without withdrawing anything.
+    let mut hangup = signal(SignalKind::hangup()).map_err(|source| ServeError::Signal {
+        signal: "SIGHUP",
+        source,
+    })?;
     // Non-blocking pipes when the host gives pipes (it usually does): a blocking read of
     // standard input could not be interrupted at shutdown.
     let (input, output) = rmcp::transport::io::stdio_pipes();
@@ -102,6 +116,7 @@ pub async fn serve(asker: Asker, origin: Origin, settings: Settings) -> Result<(
         let signal = tokio::select! {
             _ = terminate.recv() => "SIGTERM",
             _ = interrupt.recv() => "SIGINT",
+            _ = hangup.recv() => "SIGHUP",
         };
         let _ = stopped.set(format!("the agent's MCP server was stopped ({signal})"));
         signal

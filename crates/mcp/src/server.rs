@@ -241,7 +241,12 @@ impl Server {
             tokio::select! {
                 asked = &mut asking => break asked,
                 // rmcp tells of the client's `notifications/cancelled` by cancelling `ct`; the
-                // call keeps running, so it withdraws the request and ends.
+                // call keeps running, so it withdraws the request and ends. The specification
+                // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
+                // says the receiver SHOULD stop processing, free associated resources and
+                // not send a response for the cancelled request: the request is the
+                // resource here, and rmcp drops whatever this call returns, so nothing the
+                // operator may still answer reaches an agent that no longer listens.
                 () = ctx.ct.cancelled(), if !cancel.is_cancelled() => {
                     // A stopping server also ends its session, which cancels `ct`: then the
                     // stop is the true reason.
