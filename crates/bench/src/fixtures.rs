@@ -5,7 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
-use inbox_protocol::{parse_request, Outcome, OutcomeStatus};
+use inbox_protocol::{parse_request, sha256_hex, AnswerSet, Outcome, OutcomeStatus};
+use serde_json::Value;
 
 /// A distinct, valid request id.
 pub fn id(prefix: &str, n: usize) -> String {
@@ -111,16 +112,30 @@ pub fn autonomous_request(id: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-/// An operator's outcome for a request, as `answer-inbox answer` would write it.
+/// An operator's outcome for [`interactive_request`]`(id)`, as `answer-inbox answer` would
+/// write it: the answers checked, the version of the request they answer, and named for the
+/// account that writes the file, as the inbox and the askers require of a person's answer
+/// (an outcome that falls short of any of these is refused and blocks its request).
 pub fn answered_outcome(id: &str) -> Vec<u8> {
+    let by = format!("operator:{}", inbox_spool::current_account());
+    let answers = AnswerSet {
+        answers: [
+            ("target".to_owned(), Value::from("staging")),
+            ("migrate".to_owned(), Value::from(false)),
+        ]
+        .into(),
+        custom: Vec::new(),
+        defaulted: Vec::new(),
+    };
     Outcome::new(
         id,
         OutcomeStatus::Answered,
-        "operator:bench",
+        &by,
         "bench/0000000000",
         Utc::now(),
     )
-    .with_reason("benchmark fixture")
+    .with_answers(answers)
+    .with_request_sha256(Some(sha256_hex(&interactive_request(id))))
     .to_file_bytes()
 }
 
@@ -135,6 +150,12 @@ pub fn check_fixtures() -> anyhow::Result<()> {
         if let Err(errors) = parse_request(&body, Some("check-1")) {
             anyhow::bail!("the {name} fixture is not a valid request: {errors:?}");
         }
+    }
+    let request = parse_request(&interactive_request("check-1"), Some("check-1"))
+        .map_err(|errors| anyhow::anyhow!("the interactive fixture: {errors:?}"))?;
+    let outcome: Outcome = serde_json::from_slice(&answered_outcome("check-1"))?;
+    if let Err(problems) = inbox_protocol::verify_outcome_for(&outcome, &request) {
+        anyhow::bail!("the answered outcome fixture would be refused: {problems:?}");
     }
     Ok(())
 }
