@@ -110,6 +110,9 @@ mod tests {
         );
     }
 
+    /// One change to the hook's request, and what it is.
+    type Edit<'a> = (&'a str, &'a dyn Fn(&mut Value));
+
     #[test]
     fn anything_else_is_not() {
         let changed = |edit: &dyn Fn(&mut Value)| {
@@ -117,7 +120,7 @@ mod tests {
             edit(&mut body);
             ToolDecision::of(&request(body))
         };
-        let cases: [(&str, &dyn Fn(&mut Value)); 9] = [
+        let cases: [Edit; 9] = [
             ("options swapped", &|b| {
                 b["questions"][0]["options"] = json!(["Deny", "Allow once"])
             }),

@@ -204,15 +204,8 @@ fn verified(file: &SpoolFile, request: Option<&Request>) -> Result<Outcome, Stri
         };
     };
     inbox_protocol::verify_outcome_for(&outcome, request)?;
-    if let Some(name) = inbox_protocol::operator_account(&outcome) {
-        let owner = inbox_spool::account_name(file.owner);
-        if owner.as_deref() != Some(name) {
-            return Err(format!(
-                "it says operator:{} answered, but the file was written by {}",
-                inbox_protocol::text::one_line(name),
-                owner.unwrap_or_else(|| format!("uid {}", file.owner))
-            ));
-        }
-    }
+    // The askers (inbox-client, the Python client) hold outcomes to the same rule.
+    let owner = inbox_spool::account_name(file.owner);
+    inbox_protocol::verify::verify_owner(&outcome, owner.as_deref(), file.owner)?;
     Ok(outcome)
 }
