@@ -507,7 +507,9 @@ pub struct CheckArgs {
     error; exit 1, or 12 with --wait). Its id is the body's `id`, else --id, else a new ULID.\n\n\
     With --wait, the id goes to standard error and the command blocks until the outcome \
     arrives, then prints the outcome JSON on standard output and exits: 0 answered or \
-    defaulted, 10 declined, 11 expired, 12 rejected, 13 cancelled by its asker, 124 when \
+    defaulted, 10 declined, 11 expired, 12 rejected, 13 cancelled by its asker, 14 an outcome \
+    file that cannot be trusted (invalid, for another version, or not written by the account it \
+    names; it is not an answer), 15 settled by a policy with --require-person, 124 when \
     --timeout passed first (the request stays pending).")]
 pub struct AskArgs {
     /// The request file; `-` reads standard input.
