@@ -279,3 +279,109 @@ fn a_tombstone_of_another_member_does_not_withdraw_a_request() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(inbox.outcome_path("deploy").exists());
 }
+
+/// The mode bits of `path` (not following a link).
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::symlink_metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// `--db` through a link: refused, naming the path, whether the link leads into the spool's
+/// `tmp/` (where the reaper deletes files, and which an asker can write) or to a file of the
+/// operator's elsewhere; nothing is created behind the link and nothing it points to is
+/// chmodded (issue 25).
+#[test]
+fn a_database_path_that_is_a_link_is_refused_and_nothing_behind_it_is_touched() {
+    let inbox = Inbox::new();
+    inbox.place("r1", &request("r1"));
+    let into_tmp = inbox.dir.path().join("into-tmp.sqlite3");
+    let target = inbox.spool().join("tmp/inbox.sqlite3");
+    symlink(&target, &into_tmp).unwrap();
+    let out = inbox.run(&["--db", into_tmp.to_str().unwrap(), "list"]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&into_tmp.display().to_string()) && said.contains("symbolic link"),
+        "{said}"
+    );
+    assert!(!target.exists(), "a database was made inside the spool");
+
+    let elsewhere = inbox.dir.path().join("elsewhere.txt");
+    fs::write(&elsewhere, "a file of the operator's").unwrap();
+    std::fs::set_permissions(&elsewhere, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .unwrap();
+    let link = inbox.dir.path().join("link.sqlite3");
+    symlink(&elsewhere, &link).unwrap();
+    let out = inbox.run(&["--db", link.to_str().unwrap(), "list"]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert_eq!(mode_of(&elsewhere), 0o644, "chmodded through the link");
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "a file of the operator's");
+}
+
+/// Under umask 000 the data directory (and the spool and database in it) are still the
+/// operator's alone: directories 0700, the database 0600 (issue 25).
+#[test]
+fn the_data_directory_is_private_whatever_the_umask() {
+    let inbox = Inbox::new();
+    let data = inbox.dir.path().join("data");
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", "umask 000 && exec \"$0\" \"$@\""])
+        .arg(crate::util::binary())
+        .arg("list")
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", inbox.dir.path())
+        .env("XDG_DATA_HOME", &data)
+        .env("XDG_CONFIG_HOME", inbox.dir.path().join("config"))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for dir in [data.clone(), data.join("answer-inbox")] {
+        assert_eq!(mode_of(&dir), 0o700, "{}", dir.display());
+    }
+    let db = data.join("answer-inbox/inbox.sqlite3");
+    assert_eq!(mode_of(&db), 0o600, "{}", db.display());
+}
+
+/// A database another account could have written is not used: one owned by another
+/// account, or writable by the group or everyone. The error names the file and how to fix
+/// it; the inbox changes nothing (issue 25).
+#[test]
+fn a_database_others_could_write_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let inbox = Inbox::new();
+    inbox.place("r1", &request("r1"));
+    let out = inbox.run(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let db = inbox.db();
+
+    for mode in [0o660, 0o606] {
+        fs::set_permissions(&db, fs::Permissions::from_mode(mode)).unwrap();
+        let out = inbox.run(&["list"]);
+        assert_ne!(code(&out), 0, "mode {mode:o}: {}", stdout(&out));
+        let said = stderr(&out);
+        assert!(
+            said.contains(&db.display().to_string()) && said.contains("chmod 600"),
+            "{said}"
+        );
+        assert_eq!(mode_of(&db), mode, "the mode was changed");
+    }
+    fs::set_permissions(&db, fs::Permissions::from_mode(0o644)).unwrap();
+    let out = inbox.run(&["list"]);
+    assert_eq!(code(&out), 0, "readable by others is made private: {}", stderr(&out));
+    assert_eq!(mode_of(&db), 0o600);
+
+    if effective_uid() != 0 {
+        eprintln!("skipped: giving the database to another account (chown) needs root");
+        return;
+    }
+    chown(&db, Some(65534), None).unwrap();
+    let out = inbox.run(&["list"]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&db.display().to_string()) && said.contains("65534"),
+        "{said}"
+    );
+}

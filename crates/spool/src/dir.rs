@@ -130,8 +130,11 @@ fn open_root(root: &Path, policy: Option<&Policy>) -> Result<(OwnedFd, bool), Sp
     let parent_fd = match rustix::fs::open(parent, parent_flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => {
-            // The spool cannot exist either: its parents are made as any directory is.
-            std::fs::create_dir_all(parent).map_err(io_at(parent))?;
+            // The spool cannot exist either. Its parents (the data directory, by default)
+            // are made the operator's alone whatever the umask, or, for a team's spool,
+            // open for its members to pass through (see `Policy::parent_mode`).
+            let mode = policy.map_or(crate::locations::PRIVATE_DIR_MODE, Policy::parent_mode);
+            crate::locations::create_private_dirs(parent, mode).map_err(io_at(parent))?;
             rustix::fs::open(parent, parent_flags, Mode::empty())
                 .map_err(|errno| io_at(parent)(errno.into()))?
         }

@@ -105,6 +105,16 @@ impl Policy {
         }
     }
 
+    /// The mode of a missing directory above the spool that opening it creates: private
+    /// for a private spool (it is the operator's data directory); a team's members must
+    /// pass through it to reach their spool, and nobody but its owner may write it.
+    pub(crate) fn parent_mode(&self) -> u32 {
+        match self {
+            Policy::Private { .. } => crate::locations::PRIVATE_DIR_MODE,
+            Policy::Team { .. } => 0o755,
+        }
+    }
+
     pub(crate) fn file_mode(&self) -> u32 {
         match self {
             Policy::Private { .. } => 0o600,

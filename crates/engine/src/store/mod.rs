@@ -39,13 +39,12 @@ pub use judging::{Due, PendingFacts};
 pub use outcomes::Unwritten;
 pub use rows::{RequestDetail, RequestSummary, State};
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use inbox_spool::faults;
+use inbox_spool::{faults, locations};
 
 use schema::migrations;
 
@@ -64,6 +63,11 @@ pub enum StoreError {
     Migration(#[from] rusqlite_migration::Error),
     #[error("database holds a malformed record for {id}: {message}")]
     Corrupt { id: String, message: String },
+    /// The file is not one the operator alone could have written or placed (a link,
+    /// another account's, writable by others), or its directory cannot be made: the
+    /// message names the path and how to fix it.
+    #[error("{0}")]
+    Untrusted(String),
 }
 
 /// How often opening the database tries to set it up (see `Store::setup`): with the growing
@@ -129,18 +133,29 @@ fn from_ms(ms: i64) -> DateTime<Utc> {
 impl Store {
     /// Opens (creating if needed) the database and brings its schema up to date.
     /// The file is private to its account (0600, whatever the umask): it holds every
-    /// answer. SQLite gives its `-wal` and `-shm` files the same mode.
+    /// answer. SQLite gives its `-wal` and `-shm` files the same mode. A database another
+    /// account could have written or placed (a link, another account's file, one others may
+    /// write) is refused ([`StoreError::Untrusted`]); missing directories are made 0700.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(parent) = path.parent() {
-            if !parent.as_os_str().is_empty() && !parent.exists() {
-                let _ = std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(parent);
+            if !parent.as_os_str().is_empty() {
+                locations::create_private_dirs(parent, locations::PRIVATE_DIR_MODE).map_err(
+                    |error| {
+                        StoreError::Untrusted(format!(
+                            "cannot make the database's directory {}: {error}",
+                            parent.display()
+                        ))
+                    },
+                )?;
             }
         }
-        let conn = Connection::open(path)?;
-        make_private(path);
+        let untrusted = |error: locations::LocationError| StoreError::Untrusted(error.0);
+        let file = locations::open_database_file(path).map_err(untrusted)?;
+        // The checked file's own path, every directory resolved: SQLite refuses any link
+        // on it, so nothing swapped in after the check is followed.
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(file.path(), flags)?;
+        file.still_there().map_err(untrusted)?;
         Self::setup(conn)
     }
 
@@ -252,22 +267,5 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
                 r.get(0)
             })?)
-    }
-}
-
-/// Restricts the database file to its owner. A file that cannot be changed (another
-/// account's) is left as it is, with a warning: refusing to start would help nobody.
-fn make_private(path: &Path) {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let Ok(meta) = std::fs::metadata(path) else {
-        return;
-    };
-    if meta.is_file() && meta.mode() & 0o077 != 0 {
-        if let Err(error) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
-            tracing::warn!(
-                "the database {} is readable by other accounts and cannot be made private: {error}",
-                path.display()
-            );
-        }
     }
 }
