@@ -146,7 +146,11 @@ fn shown(call: &ToolCall) -> (String, bool) {
             }
             if let Some(note) = call.input_str("description") {
                 known.push("description");
-                text.push_str(&format!("\nClaude's note: {}\n", plain(note)));
+                text.push_str(&format!(
+                    "\n{}'s note: {}\n",
+                    call.agent.name(),
+                    plain(note)
+                ));
             }
         }
         ("Edit", Some(path)) => {

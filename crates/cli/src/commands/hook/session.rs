@@ -190,7 +190,16 @@ const FILE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
 /// What allowing `call` for the session covers, besides its tool.
 pub fn scope(call: &ToolCall) -> Scope {
     if let Some(command) = call.bash_command() {
-        return Scope::Command(command.to_owned());
+        // The command alone names what was allowed only when nothing else in the call
+        // changes how it runs: the same command outside the sandbox, in the background or
+        // with a field this hook does not know is another call, allowed only exactly.
+        let only_the_command = call
+            .tool_input
+            .keys()
+            .all(|key| BASH_FIELDS_OF_THE_COMMAND.contains(&key.as_str()));
+        if only_the_command {
+            return Scope::Command(command.to_owned());
+        }
     }
     if FILE_TOOLS.contains(&call.tool_name.as_str()) {
         if let Some(path) = call
@@ -203,6 +212,10 @@ pub fn scope(call: &ToolCall) -> Scope {
     let input = serde_json::to_string(&call.tool_input).expect("JSON values serialise");
     Scope::Input(input)
 }
+
+/// Bash's fields that say nothing about how the command runs beyond the command itself
+/// (its note to the operator, its time limit); any other field makes an allowance exact.
+const BASH_FIELDS_OF_THE_COMMAND: [&str; 3] = ["command", "description", "timeout"];
 
 /// The "for this session" choice's text, naming what it covers: the command, the tool and
 /// the file, or this exact call. A command or path that cannot be shown whole on one line in
@@ -255,6 +268,33 @@ mod tests {
             !dir.path().join("s-1.json").exists(),
             "the expired entry is removed"
         );
+    }
+
+    /// The same command outside the sandbox, in the background, or with a field unknown
+    /// here is not what the operator allowed "for this session".
+    #[test]
+    fn a_command_allowance_does_not_cover_it_run_another_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = SessionMemory::open(dir.path(), "s-1").unwrap();
+        let now = Utc::now();
+        memory.remember(&bash("cargo test"), now).unwrap();
+        let noted = tool(
+            "Bash",
+            serde_json::json!({"command": "cargo test", "description": "Run the tests", "timeout": 60000}),
+        );
+        assert!(memory.allows(&noted, now).unwrap());
+        for (field, value) in [
+            ("dangerouslyDisableSandbox", serde_json::json!(true)),
+            ("run_in_background", serde_json::json!(true)),
+            ("shell", serde_json::json!("/bin/zsh")),
+        ] {
+            let other = tool(
+                "Bash",
+                serde_json::json!({"command": "cargo test", field: value}),
+            );
+            assert!(!memory.allows(&other, now).unwrap(), "{field}");
+            assert!(label(&other).contains("exact"), "{}", label(&other));
+        }
     }
 
     fn tool(name: &str, input: serde_json::Value) -> ToolCall {
