@@ -952,11 +952,11 @@ async fn waiting_for_a_request_never_placed_is_a_tool_error() {
     for (arguments, expected) in [
         (
             json!({"request_id": "01NEVERPLACED"}),
-            "no request \"01NEVERPLACED\"",
+            "refuses request \"01NEVERPLACED\": this server did not place it",
         ),
         (
             json!({"request_id": "ci-gate-7"}),
-            "no request \"ci-gate-7\"",
+            "refuses request \"ci-gate-7\": this server did not place it",
         ),
         (
             json!({"request_id": "../../etc/passwd"}),
@@ -1369,4 +1369,77 @@ fn a_sighup_withdraws_pending_questions_before_the_server_exits() {
     let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
     assert!(reason.contains("stopped (SIGHUP)"), "{reason}");
     assert!(!raw.answered(2));
+}
+
+/// Issue 25, item 2: `ask_operator_wait` reads outcomes only of requests this server placed
+/// (in this session, or by its ledger an earlier one of the same agent). A request whose
+/// source merely says `ask_operator` (any asker can write that), or that another agent's
+/// session placed, is refused, and its answer is never returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_refuses_a_request_another_asker_placed() {
+    let inbox = Inbox::new();
+    let workdir = workdir(&inbox);
+    // Another asker's request that claims to come from the MCP server.
+    inbox.place(
+        "01FORGEDASKOPERATOR0000000",
+        r#"{"inbox": 1, "source": {"app": "curious-agent", "tool": "ask_operator"},
+            "questions": [{"id": "token", "question": "Deploy token?", "type": "text"}]}"#,
+    );
+    answer(
+        &inbox,
+        &["01FORGEDASKOPERATOR0000000", "--set", "token=s3cret"],
+    );
+    // Another agent's session places a question of its own, and the operator answers it.
+    let other = Session::start(&inbox, "other-agent", &workdir).await;
+    let theirs = call_tool(
+        &other,
+        "ask_operator_start",
+        json!({"questions": [
+        {"type": "free_text", "id": "token", "question": "Which token for prod?"}]}),
+    )
+    .await;
+    let theirs = theirs.structured_content.unwrap()["request_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    answer(&inbox, &[&theirs, "--set", "token=prod-s3cret"]);
+
+    let curious = Session::start(&inbox, "curious-agent", &workdir).await;
+    for (id, why) in [
+        ("01FORGEDASKOPERATOR0000000", "this server did not place it"),
+        (
+            theirs.as_str(),
+            "placed for another agent (its source app differs)",
+        ),
+    ] {
+        let result = call_tool(
+            &curious,
+            "ask_operator_wait",
+            json!({"request_id": id, "wait_seconds": 1}),
+        )
+        .await;
+        assert_eq!(result.is_error, Some(true), "{id}: {result:?}");
+        let said = text(&result);
+        assert!(
+            said.contains(&format!("refuses request \"{id}\"")) && said.contains(why),
+            "{said}"
+        );
+        assert!(!said.contains("s3cret"), "{said}");
+        assert!(result.structured_content.is_none(), "{result:?}");
+    }
+    // The agent that placed it still reads its answer, after a restart too.
+    other.close().await;
+    let again = Session::start(&inbox, "other-agent", &workdir).await;
+    let result = call_tool(
+        &again,
+        "ask_operator_wait",
+        json!({"request_id": theirs, "wait_seconds": 1}),
+    )
+    .await;
+    assert_eq!(
+        result.structured_content.unwrap()["answers"]["token"],
+        "prod-s3cret"
+    );
+    curious.close().await;
+    again.close().await;
 }

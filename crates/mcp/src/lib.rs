@@ -3,14 +3,16 @@
 //! outcome out, asked through `inbox_client` like `answer-inbox ask --wait`. For hosts that
 //! cut long tool calls, the same in two steps: `ask_operator_start` places the request and
 //! returns its id at once, and `ask_operator_wait` waits a bounded time for its outcome
-//! (again and again, across calls and server restarts). The CLI only parses the flags and
+//! (again and again, across calls and server restarts, and only for requests this server
+//! placed). The CLI only parses the flags and
 //! starts the runtime; everything else is here.
 //!
 //! - [`input`]: the tool's input schema, and arguments → a request in the structured dialect.
 //! - [`autonomy`]: whether the model may choose autonomous mode (only if the operator says).
 //! - [`reply`]: the outcome → structured content (with its schema) and text.
 //! - [`origin`]: the request's `source`: client, session, host, working directory, project.
-//! - [`placed`]: the requests `ask_operator_start` placed, to check their outcomes by.
+//! - [`placed`]: the requests `ask_operator_start` placed (in memory and in this account's
+//!   ledger), the only ones `ask_operator_wait` reads, and to check their outcomes by.
 //! - [`server`]: the rmcp handler: placing, waiting, progress, cancellation.
 //! - [`stdio`]: standard input that signals the client's departure at once.
 //!

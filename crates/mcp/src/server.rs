@@ -91,7 +91,8 @@ Waits up to wait_seconds (at most 50, the default) for the outcome of a request 
 ask_operator_start. Returns exactly what ask_operator would (status answered, defaulted, \
 declined, expired, rejected or cancelled, with the answers), or status \"pending\" if nobody \
 has answered yet: then call it again with the same request_id. Works across calls and \
-restarts of this server while the request is pending.";
+restarts of this server, for the requests ask_operator_start placed for you (not for anyone \
+else's request).";
 
 /// Sleeps until `at`; never, without one (the `select!` branch is off then anyway).
 async fn sleep_until(at: Option<tokio::time::Instant>) {
@@ -147,7 +148,7 @@ impl Server {
             shutdown,
             stopped,
             calls,
-            placed: PlacedRequests::default(),
+            placed: PlacedRequests::new(PlacedRequests::ledger_in_state_dir()),
             tool_router,
         }
     }
@@ -331,8 +332,12 @@ impl Server {
         }
         tracing::debug!(%id, "asked the operator; the agent waits with ask_operator_wait");
         // Remembered after placing: a request that was never placed is not waited for.
-        self.placed
-            .remember(prepared.request().clone(), notices.clone());
+        self.placed.remember(
+            self.asker.spool().root(),
+            prepared.request().clone(),
+            prepared.bytes(),
+            notices.clone(),
+        );
         Ok(reply::started(
             &StartOutput {
                 request_id: id,
@@ -368,8 +373,15 @@ impl Server {
         };
         let id = wait.request_id;
         let placed = {
-            let (placed, spool, id) = (self.placed.clone(), self.asker.spool().clone(), id.clone());
-            match tokio::task::spawn_blocking(move || placed.recall(&spool, &id)).await {
+            let (placed, spool, id) = (
+                self.placed.clone(),
+                self.asker.spool().root().to_owned(),
+                id.clone(),
+            );
+            // The agent asking now, as the request would name it: a request placed for
+            // another agent is not this one's to read.
+            let source = self.origin.source(ctx.client_info().as_ref());
+            match tokio::task::spawn_blocking(move || placed.recall(&spool, &source, &id)).await {
                 Ok(Ok(placed)) => placed,
                 Ok(Err(problem)) => return Ok(reply::error(problem)),
                 Err(error) => std::panic::resume_unwind(error.into_panic()),
