@@ -225,32 +225,37 @@ fn an_export_with_an_edited_time_or_an_added_field_is_named_by_verify() {
         verify(&inbox, &inbox.db(), &["--file", file.to_str().unwrap()])
     };
 
-    let (status, message) = check(1, &|entry| {
-        entry["at"] = Value::from("2020-01-01T00:00:00Z");
-    });
-    assert_eq!(status, 1, "an edited `at`: {message}");
-    assert!(
-        message.contains("entry 2") && message.contains("`at`"),
-        "{message}"
-    );
-
-    let (status, message) = check(2, &|entry| {
-        entry["approved_by"] = Value::from("the security team");
-    });
-    assert_eq!(status, 1, "an added field: {message}");
-    assert!(
-        message.contains("entry 3") && message.contains("approved_by"),
-        "{message}"
-    );
-
-    let (status, message) = check(0, &|entry| {
-        entry.as_object_mut().unwrap().remove("at");
-    });
-    assert_eq!(status, 1, "a removed `at`: {message}");
-    assert!(
-        message.contains("entry 1") && message.contains("`at`"),
-        "{message}"
-    );
+    type Change = fn(&mut Value);
+    let cases: [(usize, Change, &str, &str); 3] = [
+        (
+            1,
+            |entry| entry["at"] = Value::from("2020-01-01T00:00:00Z"),
+            "entry 2",
+            "`at`",
+        ),
+        (
+            2,
+            |entry| entry["approved_by"] = Value::from("the security team"),
+            "entry 3",
+            "approved_by",
+        ),
+        (
+            0,
+            |entry| {
+                entry.as_object_mut().unwrap().remove("at");
+            },
+            "entry 1",
+            "`at`",
+        ),
+    ];
+    for (index, change, entry, field) in cases {
+        let (status, message) = check(index, &change);
+        assert_eq!(status, 1, "{entry}, {field}: {message}");
+        assert!(
+            message.contains(entry) && message.contains(field),
+            "{message}"
+        );
+    }
 
     let (status, message) = check(0, &|_| {});
     assert_eq!(status, 0, "the export as written verifies: {message}");

@@ -106,12 +106,24 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
 
 /// `list --snoozed`: the snoozed requests, soonest back first.
 fn list_snoozed(rows: &[RequestSummary], json: bool) -> Result<u8> {
+    list_only(rows, json, "No snoozed requests.", |rows| {
+        render::summary_table(rows, false, Utc::now())
+    })
+}
+
+/// One kind of row alone: as JSON, as `text` gives it, or `none` when there are none.
+fn list_only<T: Serialize>(
+    rows: &[T],
+    json: bool,
+    none: &str,
+    text: impl FnOnce(&[T]) -> String,
+) -> Result<u8> {
     if json {
         output::json(&rows)?;
     } else if rows.is_empty() {
-        output::stdout("No snoozed requests.\n")?;
+        output::stdout(&format!("{none}\n"))?;
     } else {
-        output::stdout(&render::summary_table(rows, false, Utc::now()))?;
+        output::stdout(&text(rows))?;
     }
     Ok(exit::OK)
 }
@@ -149,14 +161,12 @@ fn spool_problems(engine: &Engine) -> Result<Vec<SpoolProblemView>> {
 
 /// `list --problems`: the files not read, and nothing else.
 fn list_problems(problems: &[SpoolProblemView], json: bool) -> Result<u8> {
-    if json {
-        output::json(&problems)?;
-    } else if problems.is_empty() {
-        output::stdout("No problems: every file in the spool is a valid request.\n")?;
-    } else {
-        output::stdout(&problems_text(problems))?;
-    }
-    Ok(exit::OK)
+    list_only(
+        problems,
+        json,
+        "No problems: every file in the spool is a valid request.",
+        problems_text,
+    )
 }
 
 /// The Problems section, in the window's words.
