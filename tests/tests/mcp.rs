@@ -587,47 +587,47 @@ async fn invalid_questions_are_a_tool_error_naming_every_problem() {
 /// (Raw JSON-RPC here: the rmcp client does not expose its child's pid.)
 #[test]
 fn a_sigterm_withdraws_pending_questions_before_the_server_exits() {
-    use std::io::Write;
-    let inbox = Inbox::new();
-    let mut command = inbox.cmd(&["mcp"]);
-    command
-        .current_dir(workdir(&inbox))
-        .stdin(std::process::Stdio::piped());
-    let mut server = util::Running::spawn(command);
-    // Held open to the end: closing it would be the client going away, another path.
-    let mut input = server.child.stdin.take().unwrap();
-    let mut send = |message: Value| {
-        writeln!(input, "{message}").unwrap();
-        input.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw-client", "version": "0"}}}),
-    );
-    server.wait_line("\"id\":1");
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "ask_operator",
-        "arguments": {"questions": [{"type": "yes_no", "question": "Still needed?"}]}}}),
-    );
-    let questions = inbox.spool().join("questions");
-    util::eventually("the request to be placed", || {
-        std::fs::read_dir(&questions).is_ok_and(|mut dir| dir.next().is_some())
-    });
-    let name = std::fs::read_dir(&questions)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name();
-    let id = name.to_str().unwrap().trim_end_matches(".json").to_owned();
+    withdrawn_on_signal("TERM");
+}
 
-    assert_eq!(server.stop(), Some(0), "SIGTERM ends the server cleanly");
+/// Issue 24: a terminal that closes sends SIGHUP, whose default action would end the server
+/// with its questions left pending; it withdraws them like SIGTERM does.
+#[test]
+fn a_sighup_withdraws_pending_questions_before_the_server_exits() {
+    withdrawn_on_signal("HUP");
+}
+
+/// Sends SIG`signal` to a server with an `ask_operator` call pending: it exits cleanly
+/// after placing the request's tombstone, which names the signal, and answers nothing.
+fn withdrawn_on_signal(signal: &str) {
+    let inbox = Inbox::new();
+    // Its standard input stays open to the end: closing it would be the client going away,
+    // another path.
+    let mut raw = RawServer::start(&inbox);
+    raw.call(2, "ask_operator", yes_no("Still needed?"));
+    let id = placed_besides(&inbox, &[]);
+    let pid = raw.server.child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut exited = None;
+    util::eventually("the server to exit", || {
+        exited = raw.server.child.try_wait().unwrap();
+        exited.is_some()
+    });
+    assert_eq!(
+        exited.unwrap().code(),
+        Some(0),
+        "SIG{signal} ends it cleanly"
+    );
     let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
-    assert!(reason.contains("stopped (SIGTERM)"), "{reason}");
-    drop(input);
+    assert!(
+        reason.contains(&format!("stopped (SIG{signal})")),
+        "{reason}"
+    );
+    assert!(!raw.answered(2));
 }
 
 /// A call that would settle itself: autonomous mode and a default for every question, on a
@@ -1269,7 +1269,8 @@ fn placed_besides(inbox: &Inbox, known: &[&str]) -> String {
 /// Within a second of `what`, `id` has its tombstone and is gone from `answer-inbox list`.
 fn withdrawn_within_a_second(inbox: &Inbox, id: &str, what: &str) {
     let since = Instant::now();
-    while !(tombstone(inbox, id).exists() && !listed(inbox).contains(&id.to_owned())) {
+    let withdrawn = || tombstone(inbox, id).exists() && !listed(inbox).contains(&id.to_owned());
+    while !withdrawn() {
         assert!(
             since.elapsed() < Duration::from_secs(1),
             "{id} still pending a second after {what}"
@@ -1340,35 +1341,6 @@ fn cancel_or_departure_withdraws_ask_operator_but_not_ask_operator_start() {
         listed(&inbox).contains(&kept),
         "ask_operator_start's request outlives both"
     );
-}
-
-/// Issue 24: a terminal that closes sends SIGHUP, whose default action would end the server
-/// with its questions left pending; it withdraws them like SIGTERM does.
-#[test]
-fn a_sighup_withdraws_pending_questions_before_the_server_exits() {
-    let inbox = Inbox::new();
-    let mut raw = RawServer::start(&inbox);
-    raw.call(2, "ask_operator", yes_no("Still needed?"));
-    let id = placed_besides(&inbox, &[]);
-    let pid = raw.server.child.id().to_string();
-    let sent = std::process::Command::new("kill")
-        .args(["-HUP", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let mut exited = None;
-    util::eventually("the server to exit", || {
-        exited = raw.server.child.try_wait().unwrap();
-        exited.is_some()
-    });
-    assert_eq!(
-        exited.unwrap().code(),
-        Some(0),
-        "SIGHUP ends the server cleanly"
-    );
-    let reason = std::fs::read_to_string(tombstone(&inbox, &id)).expect("the tombstone");
-    assert!(reason.contains("stopped (SIGHUP)"), "{reason}");
-    assert!(!raw.answered(2));
 }
 
 /// Issue 25, item 2: `ask_operator_wait` reads outcomes only of requests this server placed
