@@ -189,7 +189,8 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), IpcError> {
         )
     };
     if let Some(dir) = target.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(storage)?;
+        // Private whatever the umask: the folder holds what decides who may answer.
+        inbox_spool::locations::create_private_dirs(dir, 0o700).map_err(storage)?;
     }
     crate::atomic_file::write_atomically(&target, text.as_bytes(), 0o600).map_err(storage)
 }

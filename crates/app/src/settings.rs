@@ -141,7 +141,8 @@ pub fn save_settings(path: &Path, settings: &Settings) -> Result<(), IpcError> {
         )
     };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(storage)?;
+        // Private whatever the umask: the folder holds what decides who may answer.
+        inbox_spool::locations::create_private_dirs(dir, 0o700).map_err(storage)?;
     }
     let json = serde_json::to_vec_pretty(settings).expect("settings serialise");
     // Private: the file may hold an ntfy access token.

@@ -13,8 +13,6 @@
 //! which brings an attacker no closer to a token that hashes to it.
 
 use std::fmt;
-use std::fs::{DirBuilder, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -23,7 +21,8 @@ use base64::Engine as _;
 use chrono::{DateTime, Duration, Utc};
 use inbox_protocol::sha256_hex;
 use inbox_protocol::text::is_hidden;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use inbox_spool::locations;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use rusqlite_migration::{Migrations, M};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -216,7 +215,8 @@ impl DeviceStore {
     }
 
     /// Opens the store at `path`, making the file (mode 0600) and its directory (0700) when
-    /// they do not exist yet, and bringing the schema up to date.
+    /// they do not exist yet, and bringing the schema up to date; refuses a file that is a
+    /// link, another account's, or writable by others (`inbox_spool::locations`).
     pub fn open(path: &Path) -> Result<DeviceStore, DeviceError> {
         let failed = |what: &str, error: &dyn fmt::Display| {
             DeviceError::Storage(format!(
@@ -224,44 +224,20 @@ impl DeviceStore {
                 path.display()
             ))
         };
-        if let Some(parent) = path.parent() {
-            if !parent.as_os_str().is_empty() && !parent.exists() {
-                DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(parent)
-                    .map_err(|error| failed("cannot make its directory", &error))?;
-            }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            locations::create_private_dirs(parent, 0o700)
+                .map_err(|error| failed("cannot make its directory", &error))?;
         }
-        // The file is made here, private from its first byte, rather than by SQLite (which
-        // would make it 0644 under the usual umask). SQLite gives the -wal and -shm files it
-        // makes later the main file's permissions.
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
+        // The engine database's rule, for the same reason: the device tokens' hashes decide
+        // who may answer, so a file another account could have written or linked is refused,
+        // and the file is never opened or chmodded through a link.
+        let file =
+            locations::open_database_file(path).map_err(|error| DeviceError::Storage(error.0))?;
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(file.path(), flags)
             .map_err(|error| failed("cannot open", &error))?;
-        let mode = file
-            .metadata()
-            .map_err(|error| failed("cannot read its permissions", &error))?
-            .permissions()
-            .mode();
-        if mode & 0o077 != 0 {
-            // An existing file that others can read: made by hand or restored from a backup.
-            file.set_permissions(std::fs::Permissions::from_mode(0o600))
-                .map_err(|error| {
-                    failed(
-                        "readable by other accounts, and cannot be made private",
-                        &error,
-                    )
-                })?;
-        }
-        drop(file);
-
-        let mut conn = Connection::open(path).map_err(|error| failed("cannot open", &error))?;
+        file.still_there()
+            .map_err(|error| DeviceError::Storage(error.0))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .and_then(|()| conn.pragma_update(None, "journal_mode", "WAL"))
             .and_then(|()| conn.pragma_update(None, "synchronous", "NORMAL"))

@@ -1,3 +1,5 @@
+use std::os::unix::fs::PermissionsExt;
+
 use super::*;
 use std::sync::{Arc, Barrier};
 
@@ -306,6 +308,31 @@ fn an_existing_readable_file_is_made_private() {
         std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
         0o600
     );
+}
+
+/// The device store decides who may answer: a link (into the spool, to another file) or a
+/// file others could write is refused, and nothing behind the link is touched.
+#[test]
+fn a_linked_or_writable_store_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("elsewhere.sqlite3");
+    std::fs::write(&target, b"").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = dir.path().join("devices.sqlite3");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let error = DeviceStore::open(&link).err().unwrap().to_string();
+    assert!(error.contains("symbolic link"), "{error}");
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o644,
+        "the file behind the link is not chmodded"
+    );
+
+    let writable = dir.path().join("open.sqlite3");
+    std::fs::write(&writable, b"").unwrap();
+    std::fs::set_permissions(&writable, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let error = DeviceStore::open(&writable).err().unwrap().to_string();
+    assert!(error.contains("chmod 600"), "{error}");
 }
 
 #[test]
