@@ -239,17 +239,24 @@ pub(crate) fn look(
             })
         }
     }
-    if spool.exists(Area::Cancel, id) {
-        // The reason is a courtesy: a tombstone that cannot be read still cancels.
-        let reason = spool
-            .read(Area::Cancel, id)
-            .ok()
-            .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_owned())
-            .filter(|reason| !reason.is_empty());
-        return Ok(Some(Reply::CancelledByAsker {
-            id: id.to_owned(),
-            reason,
-        }));
+    if let Ok(tombstone) = spool.read_file(Area::Cancel, id) {
+        // Only the request's placer withdraws it, as the inbox decides (inbox-engine's
+        // withdrawal rule): the account that owns the request file, or this asker's own once
+        // that file is gone. Another member's tombstone, or one the spool's read rule refuses
+        // (a link, another account's in a private spool), leaves the request pending in the
+        // inbox, so the asker goes on waiting for its outcome.
+        let placer = spool
+            .read_file(Area::Questions, id)
+            .map(|request| request.owner)
+            .unwrap_or_else(|_| inbox_spool::accounts::current_uid());
+        if tombstone.owner == placer {
+            let reason = Some(String::from_utf8_lossy(&tombstone.bytes).trim().to_owned())
+                .filter(|reason| !reason.is_empty());
+            return Ok(Some(Reply::CancelledByAsker {
+                id: id.to_owned(),
+                reason,
+            }));
+        }
     }
     Ok(None)
 }

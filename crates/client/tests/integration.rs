@@ -3,3 +3,4 @@
 mod accounts;
 mod ask;
 mod corpus;
+mod tombstones;
