@@ -165,7 +165,7 @@ def wait(
     Raises, when there are none: :class:`~answer_inbox.Declined` (with the operator's
     reason), :class:`~answer_inbox.Expired`, :class:`~answer_inbox.Rejected` (with the
     problems), :class:`~answer_inbox.Cancelled` (withdrawn with a tombstone, by ``cancel``
-    or anyone), :class:`~answer_inbox.TimedOut` (``timeout`` seconds passed; the request
+    or another process of the account that placed it), :class:`~answer_inbox.TimedOut` (``timeout`` seconds passed; the request
     stays pending), and with ``require_person`` :class:`~answer_inbox.SettledByPolicy`
     (a policy, not a person, gave the answers). An outcome file that fails the checks is
     :class:`~answer_inbox.UntrustedOutcome`, never an answer.
@@ -271,9 +271,7 @@ def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
         verify_outcome(outcome, placed.id, placed.sha256, _placed_bytes(spool, placed))
         verify_owner(outcome, placed.id, owner_uid)
         return outcome
-    if spool.exists("cancel", placed.id):
-        return Cancelled(placed.id, _tombstone_reason(spool, placed.id))
-    return None
+    return _tombstone(spool, placed.id)
 
 
 def _placed_bytes(spool: Spool, placed: Placed) -> Optional[bytes]:
@@ -290,14 +288,27 @@ def _placed_bytes(spool: Spool, placed: Placed) -> Optional[bytes]:
     return data
 
 
-def _tombstone_reason(spool: Spool, id: str) -> Optional[str]:
-    # A courtesy: a tombstone that cannot be read still cancels.
+def _tombstone(spool: Spool, id: str) -> Optional[Cancelled]:
+    """The request's withdrawal, if its placer wrote one: the account that owns the request
+    file, or this process's own once that file is gone, as the inbox decides. Another
+    member's tombstone, or one the spool's read rule refuses (a link, another account's in
+    a private spool), leaves the request pending in the inbox: the asker goes on waiting."""
     try:
-        data = spool.read("cancel", id)
+        file = spool.read_owned("cancel", id)
     except UnreadableFile:
         return None
-    reason = (data or b"").decode("utf-8", errors="replace").strip()
-    return reason or None
+    if file is None:
+        return None
+    data, owner_uid = file
+    try:
+        request = spool.read_owned("questions", id)
+    except UnreadableFile:
+        request = None
+    placer = request[1] if request is not None else os.getuid()
+    if owner_uid != placer:
+        return None
+    reason = data.decode("utf-8", errors="replace").strip()
+    return Cancelled(id, reason or None)
 
 
 def _withdraw(spool: Spool, placed: Placed, reason: str) -> Optional[Outcome]:
