@@ -918,7 +918,7 @@ notify = "normal"
 
 [[rule.escalate]]
 after = "5m"
-run = ["sh", "-c", {page}]
+run = ["/bin/sh", "-c", {page}]
 
 [[rule.escalate]]
 after = "10m"
@@ -955,7 +955,8 @@ run = ["/no/such/pager"]
     assert_eq!(steps, [1, 2, 3, 4], "{escalated:?}");
     assert_eq!(escalated[0].1, "notify again");
     assert!(
-        escalated[1].1.starts_with("run sh -c cat > ") && escalated[1].1.contains("(started, pid"),
+        escalated[1].1.starts_with("run /bin/sh -c cat > ")
+            && escalated[1].1.contains("(started, pid"),
         "{}",
         escalated[1].1
     );
@@ -963,7 +964,7 @@ run = ["/no/such/pager"]
     assert!(
         escalated[3]
             .1
-            .contains("failed: cannot start /no/such/pager"),
+            .contains("failed: its program /no/such/pager cannot be checked"),
         "{}",
         escalated[3].1
     );

@@ -25,7 +25,7 @@ pub use parse::MAX_RULE_NAME_LEN;
 pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};
 pub use problem::PolicyProblem;
 pub use quiet::QuietHours;
-pub use trusted_read::MAX_POLICY_BYTES;
+pub use trusted_read::{check_program, MAX_POLICY_BYTES};
 pub use verdict::{
     After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,
 };

@@ -10,7 +10,7 @@ use crate::matching::{Conditions, Facts};
 use crate::parse::{parse, Rule};
 use crate::problem::PolicyProblem;
 use crate::quiet::QuietHours;
-use crate::verdict::{Autonomy, Loudness, OnExpiry, Verdict};
+use crate::verdict::{Autonomy, Loudness, OnExpiry, StepAction, Verdict};
 
 /// The shipped default policy, with comments explaining why each rule is safe.
 pub const SHIPPED: &str = include_str!("../shipped-policy.toml");
@@ -118,10 +118,30 @@ impl Policy {
                 reason,
             },
         })?;
-        Policy::parse(&text).map_err(|problems| LoadError::Invalid {
+        let policy = Policy::parse(&text).map_err(|problems| LoadError::Invalid {
             path: path.to_owned(),
             problems,
-        })
+        })?;
+        // Its programs run as the operator: held to the file's own rule.
+        if let Some(reason) = policy.untrusted_program() {
+            return Err(LoadError::Untrusted {
+                path: path.to_owned(),
+                reason: format!("an escalation step's {reason}"),
+            });
+        }
+        Ok(policy)
+    }
+
+    /// Why a program an escalation step runs is not the operator's alone to run
+    /// ([`crate::check_program`]), for the first such step; `None` when every one is.
+    pub fn untrusted_program(&self) -> Option<String> {
+        self.rules
+            .iter()
+            .flat_map(|rule| &rule.verdict.escalate)
+            .find_map(|step| match &step.action {
+                StepAction::Run(argv) => crate::check_program(&argv[0]).err(),
+                StepAction::Notify(_) => None,
+            })
     }
 
     /// The verdict about a request placed now (`policy explain`): see

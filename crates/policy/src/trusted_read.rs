@@ -62,6 +62,62 @@ pub fn read_trusted(path: &Path) -> Result<String, ReadRefusal> {
     read_capped(file)
 }
 
+/// Whether `program`, which an escalation step runs as the operator, is the operator's to
+/// run: named by its absolute path (a bare name runs whatever comes first on PATH), reached
+/// only through links the operator or root owns, a plain file the operator or root owns
+/// and nobody else may write, in folders nobody else may write (or sticky ones, where
+/// nobody else can replace it). Otherwise another account could change what runs.
+pub fn check_program(program: &str) -> Result<(), String> {
+    let path = Path::new(program);
+    if !path.is_absolute() {
+        return Err(format!(
+            "its program {program} is not an absolute path: a bare name runs whatever comes \
+             first on PATH; give the program's full path"
+        ));
+    }
+    let me = rustix::process::geteuid().as_raw();
+    let trusted = |uid: u32| uid == me || uid == 0;
+    let said = |refusal: ReadRefusal| match refusal {
+        ReadRefusal::Io(error) => format!("its program {program} cannot be checked: {error}"),
+        ReadRefusal::Untrusted(reason) => format!("its program {program}: {reason}"),
+    };
+    let target = follow_links(path, &trusted).map_err(said)?;
+    let meta = std::fs::metadata(&target).map_err(|error| said(ReadRefusal::Io(error)))?;
+    if !meta.file_type().is_file() {
+        return Err(format!("its program {program} is not a plain file"));
+    }
+    if !trusted(meta.uid()) {
+        return Err(format!(
+            "its program {program} is owned by another account (uid {}), which could change \
+             what runs as you",
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "other accounts may change its program {program} (mode {:o}): chmod go-w {}",
+            meta.mode() & 0o7777,
+            target.display()
+        ));
+    }
+    for dir in target.ancestors().skip(1) {
+        let Ok(meta) = std::fs::metadata(dir) else {
+            continue;
+        };
+        let shared = meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0;
+        if !trusted(meta.uid()) || shared {
+            return Err(format!(
+                "its program {program} is in {}, which another account may change (owner uid \
+                 {}, mode {:o}), so it could be replaced",
+                dir.display(),
+                meta.uid(),
+                meta.mode() & 0o7777
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `path` with every symbolic link on it followed, each link owned by a trusted account.
 fn follow_links(path: &Path, trusted: &dyn Fn(u32) -> bool) -> Result<PathBuf, ReadRefusal> {
     let mut current = path.to_owned();

@@ -1180,3 +1180,49 @@ fn min_timeout_is_described_and_serialised_as_written() {
     assert_eq!(json["min_timeout"], "1h 30m");
     assert!(json.get("expiry_refused").is_none(), "{json}");
 }
+
+/// An escalation step's program runs as the operator: it is held to the policy file's own
+/// rule, or the whole policy is refused (everything is then held for a person, and `policy
+/// check` says why).
+#[test]
+fn an_escalation_program_others_could_change_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let program = bin.join("page-me");
+    std::fs::write(&program, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let policy_with = |run: &str| {
+        let path = dir.path().join("policy.toml");
+        let text = format!(
+            "[[rule]]\nname = \"page\"\nafter = \"10m\"\nthen = \"escalate\"\n\n\
+             [[rule.escalate]]\nafter = \"0s\"\nrun = [{run:?}, \"--team\", \"ops\"]\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let ours = program.display().to_string();
+    // The temporary directory's ancestors are the system's own (root's, sticky /tmp).
+    Policy::load(&policy_with(&ours)).expect("the operator's own program in a private folder");
+
+    let reason = untrusted_reason(&policy_with("page-me"));
+    assert!(reason.contains("not an absolute path"), "{reason}");
+
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let reason = untrusted_reason(&policy_with(&ours));
+    assert!(reason.contains("may change its program"), "{reason}");
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let reason = untrusted_reason(&policy_with(&ours));
+    assert!(reason.contains("could be replaced"), "{reason}");
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    if rustix::process::geteuid().is_root() {
+        std::os::unix::fs::chown(&program, Some(65534), Some(65534)).unwrap();
+        let reason = untrusted_reason(&policy_with(&ours));
+        assert!(reason.contains("owned by another account"), "{reason}");
+    }
+}

@@ -18,6 +18,9 @@ pub fn run(argv: &[String], input: Vec<u8>, request_id: &str) -> Result<u32, Str
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| "the command is empty".to_owned())?;
+    // Checked when the policy was loaded, and again now: the program may have changed hands
+    // since, and it runs as the operator.
+    inbox_policy::check_program(program)?;
     let mut child = Command::new(program)
         .args(args)
         .env("ANSWER_INBOX_REQUEST_ID", request_id)
