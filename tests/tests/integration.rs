@@ -4,6 +4,7 @@
 mod util;
 
 mod alike;
+mod attack_review;
 mod architecture;
 mod audit;
 mod cli;

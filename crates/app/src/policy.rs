@@ -164,9 +164,10 @@ fn programs(policy: &Policy) -> BTreeSet<Vec<String>> {
 /// The programs the file on disk runs: none when there is no file, or it cannot be read
 /// or parsed (the shipped policy runs none).
 fn programs_on_disk(path: &Path) -> BTreeSet<Vec<String>> {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| Policy::parse(&text).ok())
+    // Read as the inbox reads it (`Policy::load`: the operator's own file, no other writer,
+    // no FIFO, capped): a program in a file another account could write is no program the
+    // operator put there, and must not be saved into their own file as if it were.
+    Policy::load(path)
         .map(|policy| programs(&policy))
         .unwrap_or_default()
 }
