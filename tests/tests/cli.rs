@@ -722,7 +722,10 @@ fn list_shows_the_files_in_the_spool_it_never_read() {
     let section = text
         .find("Problems")
         .unwrap_or_else(|| panic!("no problems section: {text}"));
-    assert!(text.find(&id).unwrap() < section, "after the requests: {text}");
+    assert!(
+        text.find(&id).unwrap() < section,
+        "after the requests: {text}"
+    );
     for (name, reason) in dropped {
         let path = questions.join(name).display().to_string();
         let at = text[section..]

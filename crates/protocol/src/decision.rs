@@ -125,9 +125,15 @@ mod tests {
                 b["questions"][0]["options"] = json!(["Deny", "Allow once"])
             }),
             ("another id", &|b| b["questions"][0]["id"] = json!("pick")),
-            ("a default", &|b| b["questions"][0]["default"] = json!("Allow once")),
-            ("a confirmation screen", &|b| b["confirm_title"] = json!("Sure?")),
-            ("a required reason", &|b| b["questions"][1]["required"] = json!(true)),
+            ("a default", &|b| {
+                b["questions"][0]["default"] = json!("Allow once")
+            }),
+            ("a confirmation screen", &|b| {
+                b["confirm_title"] = json!("Sure?")
+            }),
+            ("a required reason", &|b| {
+                b["questions"][1]["required"] = json!(true)
+            }),
             ("a reason with a pattern", &|b| {
                 b["questions"][1]["pattern"] = json!("^x$")
             }),
@@ -137,10 +143,16 @@ mod tests {
                     .unwrap()
                     .push(json!({"id": "more", "question": "More?", "type": "confirm"}))
             }),
-            ("a confirm second", &|b| {
-                b["questions"][1] = json!({"id": "reason", "question": "Why?", "type": "confirm"})
+            (
+                "a confirm second",
+                &|b| {
+                    b["questions"][1] =
+                        json!({"id": "reason", "question": "Why?", "type": "confirm"})
+                },
+            ),
+            ("a multiple choice", &|b| {
+                b["questions"][0]["type"] = json!("multiChoice")
             }),
-            ("a multiple choice", &|b| b["questions"][0]["type"] = json!("multiChoice")),
         ];
         for (what, edit) in cases {
             assert_eq!(changed(edit), None, "{what}");

@@ -18,9 +18,9 @@
 
 #[cfg(feature = "validate")]
 pub mod answers;
+pub mod decision;
 #[cfg(feature = "validate")]
 mod dialects;
-pub mod decision;
 pub mod digest;
 pub mod fingerprint;
 pub mod id;
