@@ -265,9 +265,11 @@ mod tests {
         );
         assert!(!path.exists(), "nothing was written");
 
-        // Written by hand: the window may then keep it, and remove it.
-        std::fs::write(&path, with_run("/usr/bin/page-me")).unwrap();
-        let kept = format!("# a comment\n{}", with_run("/usr/bin/page-me"));
+        // Written by hand: the window may then keep it, and remove it. (A program the inbox
+        // would run: root's, in root's folders; a policy naming any other is not in force,
+        // so nothing of it counts as already there.)
+        std::fs::write(&path, with_run("/bin/true")).unwrap();
+        let kept = format!("# a comment\n{}", with_run("/bin/true"));
         save_policy(&path, &kept).unwrap();
         let changed = save_policy(&path, &with_run("/tmp/evil")).unwrap_err();
         assert!(changed.message.contains("/tmp/evil"), "{}", changed.message);
