@@ -18,6 +18,7 @@
 
 #[cfg(feature = "validate")]
 pub mod answers;
+pub mod approval;
 pub mod decision;
 #[cfg(feature = "validate")]
 mod dialects;
@@ -47,6 +48,7 @@ mod wording;
 pub use answers::{check_answers, coerce_cli_values, fill_defaults, parse_number, Filled};
 #[cfg(feature = "validate")]
 pub use dialects::dialect_reply;
+pub use approval::{Approval, ApprovalRef};
 pub use digest::sha256_hex;
 pub use fingerprint::fingerprint;
 pub use id::{is_valid_id, request_id_from_file_name, NameProblem};

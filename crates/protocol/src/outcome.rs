@@ -244,6 +244,15 @@ pub struct Outcome {
     pub request_sha256: Option<String>,
     /// Which inbox wrote it: `<host>/<instance id>`.
     pub instance: String,
+    /// For a request whose rule needs several approvals (`approvals = N`): every approval
+    /// the answer stands on, one per account, each an approval file of its own
+    /// (`approvals/<id>+<account>.json`) that readers check ([`crate::approval`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<Vec<crate::approval::ApprovalRef>>,
+    /// The person who answered is not among the rule's assignees and took the request
+    /// over (only where the rule says `takeover = true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taken_over: bool,
     /// For requests written in another system's dialect (MCP elicitation, AskUserQuestion,
     /// LangGraph HumanInterrupt, LangChain HITLRequest): the outcome in that dialect's own answer shape, ready to
     /// hand back to the agent. Absent for the inbox's own dialects and for rejected requests.
@@ -280,6 +289,8 @@ impl Outcome {
             decision_ms: None,
             request_sha256: None,
             instance: instance.into(),
+            approvals: None,
+            taken_over: false,
             reply: None,
         }
     }
@@ -346,6 +357,12 @@ impl Outcome {
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Outcome, String> {
         let outcome: Outcome =
             serde_json::from_slice(bytes).map_err(|e| format!("not a valid outcome: {e}"))?;
+        // It parsed, so it is UTF-8. A key given twice (two answers to one question) is read
+        // differently by different readers: refused, as in a request.
+        let text = std::str::from_utf8(bytes).unwrap_or_default();
+        if let Some(twice) = crate::duplicate_keys::duplicate_keys(text).first() {
+            return Err(format!("not a valid outcome: at {}: {}", twice.pointer, twice.message));
+        }
         if outcome.inbox != PROTOCOL_VERSION {
             return Err(format!("unsupported outcome version {}", outcome.inbox));
         }

@@ -679,6 +679,8 @@ fn outcome_strategy() -> impl Strategy<Value = Outcome> {
                 trigger,
                 request_sha256,
                 instance,
+                approvals: None,
+                taken_over: false,
                 reply,
             },
         )
