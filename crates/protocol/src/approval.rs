@@ -306,7 +306,10 @@ mod tests {
 
     #[test]
     fn two_distinct_owners_of_their_files_stand() {
-        assert_eq!(verify_approvals(&outcome("ann", &["ann", "bob"]), honest), Ok(()));
+        assert_eq!(
+            verify_approvals(&outcome("ann", &["ann", "bob"]), honest),
+            Ok(())
+        );
     }
 
     #[test]

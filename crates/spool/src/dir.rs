@@ -35,6 +35,14 @@ Nothing else belongs here; the inbox refuses a directory that holds anything els
 /// The spool's directories, in the order they are created.
 pub(crate) const SUBDIRS: [&str; 4] = ["tmp", "questions", "answers", "cancel"];
 
+/// A directory a spool may hold, made only when first needed: `approvals/`, for requests
+/// whose rule needs several people (docs/TEAMS.md).
+pub(crate) const LATER_DIRS: [&str; 1] = [inbox_protocol::approval::APPROVALS_DIR];
+
+/// The team's policy file a team spool may hold in its root (docs/TEAMS.md): read by every
+/// member's inbox, only if the spool's owner wrote it and nobody else may.
+pub const TEAM_POLICY: &str = "team-policy.toml";
+
 /// The open handles of a spool.
 #[derive(Debug)]
 pub(crate) struct Handles {
@@ -171,7 +179,7 @@ fn check_contents(root_fd: &OwnedFd, root: &Path) -> Result<Vec<String>, SpoolEr
         }
         let text = std::str::from_utf8(name).ok();
         match text {
-            Some(dir) if SUBDIRS.contains(&dir) => {
+            Some(dir) if SUBDIRS.contains(&dir) || LATER_DIRS.contains(&dir) => {
                 let path = root.join(dir);
                 let facts = facts_at(root_fd, dir, &path)?;
                 refuse_unless_dir(&path, &facts)?;
@@ -187,6 +195,9 @@ fn check_contents(root_fd: &OwnedFd, root: &Path) -> Result<Vec<String>, SpoolEr
                 }
                 present.push(MARKER.to_owned());
             }
+            // Whether it may be used is the policy's to say (it is read by path, held to
+            // the rule of a policy file); here it only is no stray.
+            Some(TEAM_POLICY) => present.push(TEAM_POLICY.to_owned()),
             _ => strays.push(name.to_vec()),
         }
     }

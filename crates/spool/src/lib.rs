@@ -37,7 +37,7 @@ pub mod trust;
 mod safety_tests;
 
 pub use accounts::{account_name, current_account};
-pub use dir::MARKER;
+pub use dir::{MARKER, TEAM_POLICY};
 pub use read::{read_capped, read_capped_with_time, ReadError, SpoolFile};
 pub use spool::{
     classify, Area, Entry, Listing, Placed, Spool, SpoolError, SpoolProblem, TMP_LINKED_MAX_AGE,

@@ -223,6 +223,148 @@ impl Spool {
         )
     }
 
+    /// The spool's `approvals/` directory (made when the first approval is placed).
+    pub fn approvals_dir(&self) -> PathBuf {
+        self.root.join(inbox_protocol::approval::APPROVALS_DIR)
+    }
+
+    /// The path of `account`'s approval of `id`, for messages; `None` when the account's
+    /// name cannot be part of a file name.
+    pub fn approval_path(&self, id: &str, account: &str) -> Option<PathBuf> {
+        inbox_protocol::approval::approval_file_name(id, account)
+            .map(|name| self.approvals_dir().join(name))
+    }
+
+    /// `approvals/`, opened like the other directories (never through a link), and made
+    /// with the spool's directory mode and group when `create` says so and it is missing.
+    /// `None` when it does not exist and was not to be made.
+    fn approvals_fd(&self, create: bool) -> Result<Option<OwnedFd>, SpoolError> {
+        let name = inbox_protocol::approval::APPROVALS_DIR;
+        let path = self.approvals_dir();
+        let root = self.shared.handles.root.as_fd();
+        let policy = &self.shared.policy;
+        let open = || {
+            rustix::fs::openat(
+                root,
+                name,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+        };
+        match open() {
+            Ok(fd) => Ok(Some(fd)),
+            Err(Errno::NOENT) if create => {
+                match rustix::fs::mkdirat(root, name, Mode::from_raw_mode(policy.dir_mode())) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(errno) => return Err(io_at(&path)(errno.into())),
+                }
+                let fd = open().map_err(|errno| io_at(&path)(errno.into()))?;
+                let facts = fstat(fd.as_fd(), &path)?;
+                if facts.uid == crate::accounts::current_uid() {
+                    policy
+                        .apply(&fd, policy.dir_mode(), &facts)
+                        .map_err(io_at(&path))?;
+                }
+                Ok(Some(fd))
+            }
+            Err(Errno::NOENT) => Ok(None),
+            Err(Errno::LOOP | Errno::NOTDIR) => Err(SpoolError::Unsafe {
+                path,
+                reason: "it is not a directory (or is a symbolic link)".to_owned(),
+            }),
+            Err(errno) => Err(io_at(&path)(errno.into())),
+        }
+    }
+
+    /// Places this account's approval of `id` atomically, as an outcome is placed: written
+    /// in `tmp/`, made durable, linked without replacing. `AlreadyThere` when the account
+    /// approved before: an account's approval counts once, and its first one stands.
+    pub fn place_approval(
+        &self,
+        id: &str,
+        account: &str,
+        bytes: &[u8],
+    ) -> Result<Placed, SpoolError> {
+        check_id(id)?;
+        let Some(target) = inbox_protocol::approval::approval_file_name(id, account) else {
+            return Err(SpoolError::Unsafe {
+                path: self.approvals_dir(),
+                reason: format!("the account name {account:?} cannot name an approval file"),
+            });
+        };
+        let dir = self.approvals_fd(true)?.expect("made when missing");
+        let tmp = unique_tmp_name(id);
+        let tmp_fd = self.shared.handles.tmp.as_fd();
+        let tmp_path = self.tmp_dir().join(&tmp);
+        let file = self.write_tmp(&tmp, bytes).map_err(io_at(&tmp_path))?;
+        let synced = file.sync_all();
+        drop(file);
+        let linked = synced.and_then(|()| link(tmp_fd, &tmp, dir.as_fd(), &target));
+        let _ = rustix::fs::unlinkat(tmp_fd, &tmp, AtFlags::empty());
+        let target_path = self.approvals_dir().join(&target);
+        match linked.map_err(io_at(&target_path))? {
+            Step::Placed(Placed::Written) => {
+                rustix::fs::fsync(&dir).map_err(|errno| io_at(&target_path)(errno.into()))?;
+                Ok(Placed::Written)
+            }
+            Step::Placed(placed) => Ok(placed),
+            Step::Todo | Step::Written => unreachable!("a link places or fails"),
+        }
+    }
+
+    /// Every approval file of `id`: the account its name gives, and the file read as
+    /// [`Spool::read_file`] reads (never through a link, only a trusted account's). Files
+    /// in `approvals/` that are no approval of `id` are left out.
+    pub fn approvals_of(&self, id: &str) -> Result<Vec<(String, SpoolFile)>, SpoolError> {
+        Ok(self
+            .approvals_read(id)?
+            .into_iter()
+            .filter_map(|(account, file)| file.ok().map(|file| (account, file)))
+            .collect())
+    }
+
+    /// [`Spool::approvals_of`] with the files that could not be read and why (a link,
+    /// another account's file): problems to show.
+    pub fn approvals_read(
+        &self,
+        id: &str,
+    ) -> Result<Vec<(String, Result<SpoolFile, ReadError>)>, SpoolError> {
+        let Some(dir) = self.approvals_fd(false)? else {
+            return Ok(Vec::new());
+        };
+        let path = self.approvals_dir();
+        let mut found = Vec::new();
+        for item in Dir::read_from(&dir).map_err(|errno| io_at(&path)(errno.into()))? {
+            let item = item.map_err(|errno| io_at(&path)(errno.into()))?;
+            let Ok(name) = std::str::from_utf8(item.file_name().to_bytes()) else {
+                continue;
+            };
+            let Some((of, account)) = inbox_protocol::approval::parse_approval_file_name(name)
+            else {
+                continue;
+            };
+            if of == id {
+                let read = crate::read::read_at(dir.as_fd(), name, &self.shared.policy);
+                found.push((account.to_owned(), read));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(found)
+    }
+
+    /// `account`'s approval of `id`, read as [`Spool::read_file`] reads.
+    pub fn read_approval(&self, id: &str, account: &str) -> Result<SpoolFile, ReadError> {
+        let Some(name) = inbox_protocol::approval::approval_file_name(id, account) else {
+            return Err(ReadError::Missing);
+        };
+        match self.approvals_fd(false) {
+            Ok(Some(dir)) => crate::read::read_at(dir.as_fd(), &name, &self.shared.policy),
+            Ok(None) => Err(ReadError::Missing),
+            Err(SpoolError::Io { source, .. }) => Err(ReadError::Io(source)),
+            Err(_) => Err(ReadError::NotRegular),
+        }
+    }
+
     /// Write to `tmp/`, fsync, link into place, remove the temp name, fsync the directory.
     /// Writes several outcomes at once, each unless one exists (as [`Spool::write_outcome`]),
     /// with one flush to disk for the whole batch instead of one per file: every file is
@@ -555,6 +697,40 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::open(dir.path().join("spool")).unwrap();
         (dir, spool)
+    }
+
+    /// An account's approval is placed once (its first stands), read back with the account
+    /// its name gives, and a spool holding `approvals/` and the team's policy file is still a
+    /// spool.
+    #[test]
+    fn approvals_are_placed_once_per_account_and_listed_per_request() {
+        let (_dir, spool) = spool();
+        assert!(
+            spool.approvals_of("r").unwrap().is_empty(),
+            "no directory yet"
+        );
+        assert_eq!(
+            spool.place_approval("r", "ann", b"first").unwrap(),
+            Placed::Written
+        );
+        assert_eq!(
+            spool.place_approval("r", "ann", b"again").unwrap(),
+            Placed::AlreadyThere
+        );
+        spool.place_approval("r", "bob", b"bob's").unwrap();
+        spool
+            .place_approval("r.2", "ann", b"other request")
+            .unwrap();
+        let found = spool.approvals_of("r").unwrap();
+        let found: Vec<(&str, &[u8])> = found
+            .iter()
+            .map(|(account, file)| (account.as_str(), file.bytes.as_slice()))
+            .collect();
+        assert_eq!(found, [("ann", &b"first"[..]), ("bob", &b"bob's"[..])]);
+        assert_eq!(spool.read_approval("r", "bob").unwrap().bytes, b"bob's");
+        assert!(spool.place_approval("r", "../x", b"x").is_err());
+        fs::write(spool.root().join(crate::TEAM_POLICY), "").unwrap();
+        Spool::open(spool.root()).expect("approvals/ and the team policy are a spool's own");
     }
 
     #[test]
