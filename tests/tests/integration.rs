@@ -4,8 +4,8 @@
 mod util;
 
 mod alike;
-mod attack_review;
 mod architecture;
+mod attack_review;
 mod audit;
 mod cli;
 mod config;
