@@ -23,6 +23,7 @@ pub mod decision;
 #[cfg(feature = "validate")]
 mod dialects;
 pub mod digest;
+mod duplicate_keys;
 pub mod fingerprint;
 pub mod id;
 #[cfg(feature = "validate")]
@@ -46,9 +47,9 @@ mod wording;
 
 #[cfg(feature = "validate")]
 pub use answers::{check_answers, coerce_cli_values, fill_defaults, parse_number, Filled};
+pub use approval::{Approval, ApprovalRef};
 #[cfg(feature = "validate")]
 pub use dialects::dialect_reply;
-pub use approval::{Approval, ApprovalRef};
 pub use digest::sha256_hex;
 pub use fingerprint::fingerprint;
 pub use id::{is_valid_id, request_id_from_file_name, NameProblem};

@@ -361,11 +361,33 @@ impl Outcome {
         // differently by different readers: refused, as in a request.
         let text = std::str::from_utf8(bytes).unwrap_or_default();
         if let Some(twice) = crate::duplicate_keys::duplicate_keys(text).first() {
-            return Err(format!("not a valid outcome: at {}: {}", twice.pointer, twice.message));
+            return Err(format!(
+                "not a valid outcome: at {}: {}",
+                twice.pointer, twice.message
+            ));
         }
         if outcome.inbox != PROTOCOL_VERSION {
             return Err(format!("unsupported outcome version {}", outcome.inbox));
         }
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod duplicate_key_tests {
+    use super::*;
+
+    /// Two answers to one question: serde_json keeps the last, a reader that keeps the first
+    /// would act on an answer nobody chose; refused, as in a request.
+    #[test]
+    fn an_outcome_with_a_key_given_twice_is_refused() {
+        let text = r#"{"inbox":1,"id":"d","status":"defaulted","answers":{"pick":"b","pick":"a"},
+            "custom":[],"defaulted":["pick"],"answered_by":"policy:rule:x",
+            "answered_at":"2026-12-05T10:00:00Z","instance":"x/y"}"#;
+        let error = Outcome::from_file_bytes(text.as_bytes()).unwrap_err();
+        assert!(error.contains("/answers/pick"), "{error}");
+        assert!(error.contains("more than once"), "{error}");
+        let once = text.replace(r#""pick":"b","#, "");
+        assert!(Outcome::from_file_bytes(once.as_bytes()).is_ok());
     }
 }

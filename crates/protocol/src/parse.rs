@@ -13,12 +13,12 @@
 use std::collections::{HashMap, HashSet};
 
 pub use crate::digest::sha256_hex;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::answers::check_value;
 use crate::dialects::{ask_user, elicitation, interrupt, langchain};
+use crate::duplicate_keys::duplicate_keys;
 use crate::labels::{check_choice_labels, LabelAt};
 use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES};
 use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
@@ -157,105 +157,6 @@ fn parse_json(bytes: &[u8]) -> Result<Value, Vec<Problem>> {
         return fail(format!("the JSON nests deeper than {MAX_DEPTH} levels"));
     }
     serde_json::from_str(text).or_else(|error| fail(format!("the file is not valid JSON: {error}")))
-}
-
-/// Every key given twice in one object. serde_json keeps the last value, other readers keep
-/// the first, so such a request could say one thing to the asker's tools and another to the
-/// inbox (`"mode"` twice: interactive for a reviewer, autonomous here): refused, not guessed.
-fn duplicate_keys(text: &str) -> Vec<Problem> {
-    let mut found = Vec::new();
-    let check = KeyCheck {
-        at: String::new(),
-        found: &mut found,
-    };
-    // Only called on text that already parsed: an error here would tell nothing new.
-    let _ = check.deserialize(&mut serde_json::Deserializer::from_str(text));
-    found
-}
-
-/// Walks one JSON value (`at` is its pointer) without building it, noting duplicate keys.
-/// Depth is bounded by the nesting check that ran before.
-struct KeyCheck<'a> {
-    at: String,
-    found: &'a mut Vec<Problem>,
-}
-
-impl<'de> DeserializeSeed<'de> for KeyCheck<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeyCheck<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0usize;
-        loop {
-            let item = KeyCheck {
-                at: format!("{}/{index}", self.at),
-                found: &mut *self.found,
-            };
-            if seq.next_element_seed(item)?.is_none() {
-                return Ok(());
-            }
-            index += 1;
-        }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let at = format!("{}/{}", self.at, pointer_token(&key));
-            map.next_value_seed(KeyCheck {
-                at: at.clone(),
-                found: &mut *self.found,
-            })?;
-            if seen.contains(&key) {
-                self.found.push(Problem::new(
-                    at,
-                    format!(
-                        "the key \"{}\" appears more than once in this object; JSON readers \
-                         disagree on which value counts, so give it once",
-                        short(&key)
-                    ),
-                ));
-            } else {
-                seen.insert(key);
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The deepest nesting of arrays and objects, counted without parsing, so a hostile file

@@ -37,3 +37,11 @@ impl std::fmt::Display for Problem {
 pub fn pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
+
+/// A value quoted in a problem, cut at 60 characters.
+pub(crate) fn short(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}

@@ -1,17 +1,10 @@
 //! Small helpers that validation and the dialects share: how a long value is quoted in a
-//! problem, the id a question gets by position, and the pattern check. A leaf module, so
+//! problem (`short`, from `problem`), the id a question gets by position, and the pattern check. A leaf module, so
 //! `parse` and `dialects` both use it without importing each other.
 
 use crate::limits::MAX_PATTERN_CHARS;
+pub(crate) use crate::problem::short;
 use crate::problem::Problem;
-
-/// A value quoted in a problem, cut at 60 characters.
-pub(crate) fn short(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
 
 /// The id of a question that gives none: `q1`, `q2`, ... by position.
 pub(crate) fn positional_id(index: usize) -> String {

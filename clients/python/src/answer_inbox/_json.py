@@ -6,10 +6,10 @@ reads ``-0`` as the integer 0, turns ``1e400`` into infinity, and recurses once 
 of nesting until the interpreter's stack runs out. Each is refused or read here as
 serde_json reads it, so that a file means the same to this client as to the inbox.
 
-Where this reader is stricter than serde_json, it says so in the README: a key given twice
-in any object is refused (serde_json refuses it only among an outcome's own fields), and
-so is nesting past ``MAX_DEPTH`` anywhere (serde_json does not count inside fields it does
-not know).
+A key given twice in any object is refused, as the inbox refuses it (serde_json alone
+would keep the last value; the inbox checks the text for repeated keys). Where this reader
+is stricter, it says so in the README: nesting past ``MAX_DEPTH`` is refused anywhere
+(serde_json does not count inside fields it does not know).
 """
 
 from __future__ import annotations
