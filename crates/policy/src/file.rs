@@ -49,6 +49,11 @@ pub(crate) struct RawRule {
     pub(crate) buttons: Option<bool>,
     #[serde(default)]
     pub(crate) escalate: Vec<Spanned<RawStep>>,
+    // Who answers (team.rs).
+    pub(crate) assign: Option<Spanned<OneOrMany>>,
+    pub(crate) takeover: Option<Spanned<bool>>,
+    pub(crate) approvals: Option<Spanned<i64>>,
+    pub(crate) if_unassigned: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -16,6 +16,7 @@ mod parse;
 mod policy;
 mod problem;
 mod quiet;
+mod team;
 mod trusted_read;
 mod verdict;
 
@@ -25,6 +26,7 @@ pub use parse::MAX_RULE_NAME_LEN;
 pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};
 pub use problem::PolicyProblem;
 pub use quiet::QuietHours;
+pub use team::{Assign, Assignees, Directory, IfUnassigned, System};
 pub use trusted_read::{check_program, MAX_POLICY_BYTES};
 pub use verdict::{
     After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,

@@ -13,6 +13,7 @@ use crate::file::{OneOrMany, RawPolicy, RawQuietHours, RawRule, RawStep};
 use crate::matching::{Conditions, Globs};
 use crate::problem::{line_and_column, PolicyProblem};
 use crate::quiet::{parse_time, QuietHours};
+use crate::team::{well_formed, Assign, Directory, IfUnassigned};
 use crate::verdict::{
     After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,
 };
@@ -31,9 +32,10 @@ pub(crate) struct Rule {
 pub(crate) struct Parsed {
     pub(crate) rules: Vec<Rule>,
     pub(crate) quiet_hours: Option<QuietHours>,
+    pub(crate) warnings: Vec<PolicyProblem>,
 }
 
-pub(crate) fn parse(text: &str) -> Result<Parsed, Vec<PolicyProblem>> {
+pub(crate) fn parse(text: &str, directory: &dyn Directory) -> Result<Parsed, Vec<PolicyProblem>> {
     let raw: RawPolicy = toml::from_str(text).map_err(|err| {
         let problem = match err.span() {
             Some(span) => PolicyProblem::at(text, span.start, err.message().trim()),
@@ -44,7 +46,9 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Vec<PolicyProblem>> {
     let mut checker = Checker {
         text,
         problems: Vec::new(),
+        warnings: Vec::new(),
         first_line_of_name: HashMap::new(),
+        directory,
     };
     let quiet_hours = raw
         .quiet_hours
@@ -57,7 +61,11 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, Vec<PolicyProblem>> {
         .collect();
     let mut problems = checker.problems;
     if problems.is_empty() {
-        Ok(Parsed { rules, quiet_hours })
+        Ok(Parsed {
+            rules,
+            quiet_hours,
+            warnings: checker.warnings,
+        })
     } else {
         problems.sort_by_key(|problem| (problem.line, problem.column));
         Err(problems)
@@ -79,6 +87,13 @@ const KINDS: &[(&str, QuestionKind)] = &[
 const AUTONOMY: &[(&str, Autonomy)] = &[("honour", Autonomy::Honour), ("hold", Autonomy::Hold)];
 const ON_EXPIRY: &[(&str, OnExpiry)] =
     &[("default", OnExpiry::Default), ("expire", OnExpiry::Expire)];
+const IF_UNASSIGNED: &[(&str, IfUnassigned)] = &[
+    ("escalate", IfUnassigned::Escalate),
+    ("expire", IfUnassigned::Expire),
+    ("hold", IfUnassigned::Hold),
+];
+/// More approvals than this is no workflow a spool serves.
+const MAX_APPROVALS: i64 = 16;
 const THEN: &[(&str, Then)] = &[
     ("default", Then::Default),
     ("expire", Then::Expire),
@@ -99,6 +114,10 @@ const STEP_LOUDNESS: &[(&str, Loudness)] = &[
 struct Checker<'t> {
     text: &'t str,
     problems: Vec<PolicyProblem>,
+    /// Not wrong, but worth saying (assignees unknown here).
+    warnings: Vec<PolicyProblem>,
+    /// Where assignees are looked up.
+    directory: &'t dyn Directory,
     /// Each rule name seen so far, and the line it was first given on.
     first_line_of_name: HashMap<String, usize>,
 }
@@ -191,6 +210,7 @@ impl Checker<'_> {
         verdict.buttons = raw.buttons.unwrap_or(true);
         verdict.after = self.after(&context, &raw);
         verdict.escalate = self.escalation(&context, &raw, verdict.after.as_ref());
+        self.team(&context, &span, &raw, &mut verdict);
 
         if self.problems.len() > problems_before {
             return None;
@@ -199,6 +219,105 @@ impl Checker<'_> {
             conditions,
             verdict,
         })
+    }
+
+    /// `assign`, `takeover`, `approvals` and `if_unassigned` (team.rs). The last three
+    /// mean nothing without assignees, so they need `assign`; a rule may not ask for more
+    /// approvals than it has assignees (groups expanded), which nobody could ever give; an
+    /// assignee unknown here is a warning (the account may be made later), not a problem.
+    fn team(&mut self, context: &str, span: &Range<usize>, raw: &RawRule, verdict: &mut Verdict) {
+        if let Some(value) = &raw.if_unassigned {
+            verdict.if_unassigned = self
+                .one_of(context, "if_unassigned", value, IF_UNASSIGNED)
+                .unwrap_or(verdict.if_unassigned);
+        }
+        verdict.takeover = raw.takeover.as_ref().is_some_and(|v| *v.get_ref());
+        if let Some(approvals) = &raw.approvals {
+            match u32::try_from(*approvals.get_ref()) {
+                Ok(n) if (1..=MAX_APPROVALS).contains(&i64::from(n)) => verdict.approvals = n,
+                _ => self.problem(
+                    approvals.span(),
+                    format!(
+                        "{context}: approvals = {} must be a whole number from 1 to \
+                         {MAX_APPROVALS}",
+                        approvals.get_ref()
+                    ),
+                ),
+            }
+        }
+        let Some(assign) = &raw.assign else {
+            let needs: Vec<(&str, Range<usize>)> = [
+                raw.takeover.as_ref().map(|v| ("takeover", v.span())),
+                raw.approvals.as_ref().map(|v| ("approvals", v.span())),
+                raw.if_unassigned
+                    .as_ref()
+                    .map(|v| ("if_unassigned", v.span())),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            for (key, at) in needs {
+                self.problem(
+                    at,
+                    format!(
+                        "{context}: {key} is about a rule's assignees, and it names none; add \
+                         assign = [\"account\", \"@group\"]"
+                    ),
+                );
+            }
+            return;
+        };
+        let Some((at, entries)) = self.non_empty(context, "assign", assign) else {
+            return;
+        };
+        let bad: Vec<&String> = entries.iter().filter(|e| !well_formed(e)).collect();
+        for entry in &bad {
+            self.problem(
+                at.clone(),
+                format!(
+                    "{context}: assign {entry:?} is neither an account name nor @group \
+                     (letters, digits, ., _ and -)"
+                ),
+            );
+        }
+        if !bad.is_empty() {
+            return;
+        }
+        verdict.assign = Assign(entries.to_vec());
+        let resolved = verdict.assign.resolve(self.directory);
+        for unknown in &resolved.unknown {
+            let what = match unknown.strip_prefix('@') {
+                Some(group) => format!("group {group:?} does not exist or has no members"),
+                None => format!("account {unknown:?} does not exist"),
+            };
+            self.warnings.push(PolicyProblem::at(
+                self.text,
+                at.start,
+                format!(
+                    "{context}: assign: {what} on this machine; while no assignee exists, \
+                     if_unassigned applies"
+                ),
+            ));
+        }
+        let count = resolved.accounts.len();
+        // One approval from nobody is if_unassigned's case (warned about above).
+        if verdict.approvals > 1 && verdict.approvals as usize > count {
+            let place = raw.approvals.as_ref().map_or(span.clone(), Spanned::span);
+            self.problem(
+                place,
+                format!(
+                    "{context}: approvals = {} asks for more approvals than the rule has \
+                     assignees ({count}: {}), so its requests could never settle; lower \
+                     approvals or assign more people",
+                    verdict.approvals,
+                    if resolved.accounts.is_empty() {
+                        "none exists here".to_owned()
+                    } else {
+                        resolved.accounts.join(", ")
+                    }
+                ),
+            );
+        }
     }
 
     /// The rule's name if it is well formed and not used before.

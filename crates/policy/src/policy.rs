@@ -25,6 +25,9 @@ pub struct Policy {
     rules: Vec<Rule>,
     quiet_hours: Option<QuietHours>,
     digest: String,
+    /// What `policy check` should say without refusing the file: assignees that do not
+    /// exist on this machine.
+    warnings: Vec<PolicyProblem>,
 }
 
 /// Why a policy file could not be loaded.
@@ -66,12 +69,28 @@ impl Policy {
     /// Parses policy text, reporting every problem found (a TOML syntax error or an
     /// unknown key stops the parse, so it is then the only one).
     pub fn parse(text: &str) -> Result<Policy, Vec<PolicyProblem>> {
-        let parsed = parse(text)?;
+        Policy::parse_with(text, &crate::team::System)
+    }
+
+    /// [`Policy::parse`], with assignees looked up in `directory` instead of the system's
+    /// account database.
+    pub fn parse_with(
+        text: &str,
+        directory: &dyn crate::team::Directory,
+    ) -> Result<Policy, Vec<PolicyProblem>> {
+        let parsed = parse(text, directory)?;
         Ok(Policy {
             rules: parsed.rules,
             quiet_hours: parsed.quiet_hours,
             digest: inbox_protocol::sha256_hex(text.as_bytes()),
+            warnings: parsed.warnings,
         })
+    }
+
+    /// What is worth knowing but not wrong: assignees that do not exist on this machine
+    /// (their rule's `if_unassigned` applies while none of them does).
+    pub fn warnings(&self) -> &[PolicyProblem] {
+        &self.warnings
     }
 
     /// The shipped default policy ([`SHIPPED`]).
@@ -94,6 +113,10 @@ impl Policy {
             escalate: Vec::new(),
             notify: Loudness::Normal,
             buttons: true,
+            assign: crate::team::Assign::default(),
+            takeover: false,
+            approvals: 1,
+            if_unassigned: crate::team::IfUnassigned::Expire,
         };
         Policy {
             rules: vec![Rule {
@@ -102,31 +125,42 @@ impl Policy {
             }],
             quiet_hours: None,
             digest: String::new(),
+            warnings: Vec::new(),
         }
     }
 
     /// Reads and parses the policy file at `path`, if it is the operator's own (see
     /// `trusted_read.rs`).
     pub fn load(path: &Path) -> Result<Policy, LoadError> {
-        let text = crate::trusted_read::read_trusted(path).map_err(|refusal| match refusal {
-            crate::trusted_read::ReadRefusal::Io(source) => LoadError::Io {
-                path: path.to_owned(),
-                source,
-            },
-            crate::trusted_read::ReadRefusal::Untrusted(reason) => LoadError::Untrusted {
-                path: path.to_owned(),
-                reason,
-            },
-        })?;
-        let policy = Policy::parse(&text).map_err(|problems| LoadError::Invalid {
-            path: path.to_owned(),
-            problems,
-        })?;
+        let policy = read_and_parse(path, rustix::process::geteuid().as_raw())?;
         // Its programs run as the operator: held to the file's own rule.
         if let Some(reason) = policy.untrusted_program() {
             return Err(LoadError::Untrusted {
                 path: path.to_owned(),
                 reason: format!("an escalation step's {reason}"),
+            });
+        }
+        Ok(policy)
+    }
+
+    /// Reads and parses a team's policy file (docs/TEAMS.md): held to the rule of the
+    /// operator's own file, with the spool's owner (`owner`, a uid) in the operator's
+    /// place, so that every member's inbox judges by the one file only that owner (or root)
+    /// could have written. It may not run programs: a step's program would run as every
+    /// member, from a file only one of them wrote.
+    pub fn load_team(path: &Path, owner: u32) -> Result<Policy, LoadError> {
+        let policy = read_and_parse(path, owner)?;
+        let runs = policy
+            .rules
+            .iter()
+            .flat_map(|rule| &rule.verdict.escalate)
+            .any(|step| matches!(step.action, StepAction::Run(_)));
+        if runs {
+            return Err(LoadError::Untrusted {
+                path: path.to_owned(),
+                reason: "a team's policy may not run programs (an escalation step's run would \
+                         run as every member, from a file one account wrote); use notify steps"
+                    .to_owned(),
             });
         }
         Ok(policy)
@@ -206,6 +240,25 @@ impl Policy {
     pub fn digest(&self) -> &str {
         &self.digest
     }
+}
+
+/// The policy in the file at `path`, if `owner` (or root) alone could have written it.
+fn read_and_parse(path: &Path, owner: u32) -> Result<Policy, LoadError> {
+    let text =
+        crate::trusted_read::read_trusted_by(path, owner).map_err(|refusal| match refusal {
+            crate::trusted_read::ReadRefusal::Io(source) => LoadError::Io {
+                path: path.to_owned(),
+                source,
+            },
+            crate::trusted_read::ReadRefusal::Untrusted(reason) => LoadError::Untrusted {
+                path: path.to_owned(),
+                reason,
+            },
+        })?;
+    Policy::parse(&text).map_err(|problems| LoadError::Invalid {
+        path: path.to_owned(),
+        problems,
+    })
 }
 
 /// Every problem with policy text; empty when it is fine.

@@ -28,10 +28,11 @@ pub enum ReadRefusal {
     Untrusted(String),
 }
 
-/// The file's text, if it is the operator's own plain file of sensible size.
-pub fn read_trusted(path: &Path) -> Result<String, ReadRefusal> {
-    let me = rustix::process::geteuid().as_raw();
-    let trusted_owner = |uid: u32| uid == me || uid == 0;
+/// The file's text, if it is a plain file of sensible size that `owner` (or root) alone
+/// could have written: the operator for their own file, the spool's owner for a team's
+/// policy file.
+pub fn read_trusted_by(path: &Path, owner: u32) -> Result<String, ReadRefusal> {
+    let trusted_owner = |uid: u32| uid == owner || uid == 0;
     let target = follow_links(path, &trusted_owner)?;
     let file = OpenOptions::new()
         .read(true)
@@ -48,8 +49,13 @@ pub fn read_trusted(path: &Path) -> Result<String, ReadRefusal> {
     if !trusted_owner(meta.uid()) {
         return Err(ReadRefusal::Untrusted(format!(
             "it is owned by another account (uid {}), which could change what the policy \
-             allows; only your own file, or root's, is read",
-            meta.uid()
+             allows; only {}, or root's, is read",
+            meta.uid(),
+            if owner == rustix::process::geteuid().as_raw() {
+                "your own file".to_owned()
+            } else {
+                format!("the file of uid {owner}")
+            }
         )));
     }
     if meta.mode() & 0o022 != 0 {

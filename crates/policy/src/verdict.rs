@@ -7,6 +7,7 @@ use inbox_protocol::Request;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::agents::agent_marker;
+use crate::team::{Assign, IfUnassigned};
 
 /// The name of the verdict that stands when no rule matches.
 pub const NO_RULE_MATCHED: &str = "no-rule-matched";
@@ -106,6 +107,26 @@ pub struct Verdict {
     pub notify: Loudness,
     /// Whether a notification bubble may carry answer buttons.
     pub buttons: bool,
+    /// Who answers its requests (accounts, `@group`s); empty: any member, as before.
+    #[serde(skip_serializing_if = "Assign::is_empty")]
+    pub assign: Assign,
+    /// Whether a member who is not an assignee may take a request over (recorded).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub takeover: bool,
+    /// How many distinct assignees must approve the same version with the same answers.
+    #[serde(skip_serializing_if = "is_one")]
+    pub approvals: u32,
+    /// What happens when none of its assignees exists here.
+    #[serde(skip_serializing_if = "is_expire")]
+    pub if_unassigned: IfUnassigned,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+fn is_expire(choice: &IfUnassigned) -> bool {
+    *choice == IfUnassigned::Expire
 }
 
 impl Verdict {
@@ -127,6 +148,10 @@ impl Verdict {
             escalate: Vec::new(),
             notify: Loudness::Normal,
             buttons: true,
+            assign: Assign::default(),
+            takeover: false,
+            approvals: 1,
+            if_unassigned: IfUnassigned::Expire,
         }
     }
 
@@ -229,6 +254,16 @@ impl Verdict {
             "no buttons"
         };
         parts.push(format!("{loudness}, {buttons}"));
+        if !self.assign.is_empty() {
+            let mut team = format!("assigned to {}", self.assign.describe());
+            if self.approvals > 1 {
+                team.push_str(&format!(", needs {} approvals", self.approvals));
+            }
+            if self.takeover {
+                team.push_str(", others may take over");
+            }
+            parts.push(team);
+        }
         format!("rule {}: {}", self.rule, parts.join("; "))
     }
 }

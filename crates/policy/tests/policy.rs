@@ -264,6 +264,7 @@ buttons = false
             escalate: Vec::new(),
             notify: Loudness::Silent,
             buttons: false,
+            ..Verdict::no_rule_matched()
         }
     );
     assert!(verdict.honours_autonomy());
@@ -855,6 +856,7 @@ fn hold_everything_holds_everything() {
                 escalate: Vec::new(),
                 notify: Loudness::Normal,
                 buttons: true,
+                ..Verdict::no_rule_matched()
             }
         );
         assert!(!verdict.honours_autonomy() && !verdict.expiry_may_default());
