@@ -278,3 +278,53 @@ async fn a_prompt_the_agent_stopped_waiting_for_leaves_every_surface() {
     .await;
     d.finish().await;
 }
+
+/// A batch of five keeps its tabs and review step, at one key per question: a key that
+/// answers a yes/no or a single choice moves on to the next question, the last one to the
+/// review step, where every answer is shown before Ctrl+Enter sends them (7 keys from the
+/// list, within the two per question plus one the agent's terminal would need).
+#[tokio::test]
+async fn a_batch_takes_a_key_per_question_and_keeps_its_review() {
+    let d = Desktop::start().await;
+    d.place_request(
+        "batch-5",
+        &json!({"inbox": 1, "title": "Release checklist", "questions": [
+            {"id": "tests", "question": "Did the release tests pass?", "type": "confirm"},
+            {"id": "channel", "question": "Which channel?", "type": "choice",
+             "options": ["stable", "beta", "nightly"]},
+            {"id": "notes", "question": "Publish the release notes now?", "type": "confirm"},
+            {"id": "window", "question": "When should it go out?", "type": "choice",
+             "options": ["now", "tonight", "tomorrow"]},
+            {"id": "announce", "question": "Announce it in the team channel?", "type": "confirm"}]})
+        .to_string(),
+    );
+    armed_on(&d, "batch-5").await;
+    // A batch is not answered from the pane: a number there does nothing.
+    d.press_keys("2").await;
+    d.press_keys(&enter()).await;
+    d.find("[data-testid=answer-view][data-id=batch-5]").await;
+    for key in ["y", "2", "n", "3", "y"] {
+        d.press_keys(key).await;
+    }
+    let review = d.find("[data-testid=confirm-screen]").await;
+    let shown = d.text_of(&review).await;
+    for answer in ["beta", "tomorrow"] {
+        assert!(
+            shown.contains(answer),
+            "{answer} on the review step: {shown}"
+        );
+    }
+    assert!(
+        !d.outcome_path("batch-5").exists(),
+        "nothing is sent before the review"
+    );
+    d.press_keys(&(Key::Control + &enter())).await;
+    let outcome = d.wait_for_outcome("batch-5").await;
+    assert_eq!(
+        outcome["answers"],
+        json!({"tests": true, "channel": "beta", "notes": false, "window": "tomorrow",
+               "announce": true}),
+        "{outcome}"
+    );
+    d.finish().await;
+}

@@ -194,8 +194,8 @@ export const SHORTCUTS: ShortcutGroup[] = [
   {
     where: 'Answering',
     shortcuts: [
-      { keys: ['1', '…', '9'], what: 'Pick option N (toggle it in a multiple choice)' },
-      { keys: ['y', 'n'], what: 'Yes / No' },
+      { keys: ['1', '…', '9'], what: 'Pick option N (toggle it in a multiple choice); in a batch, then the next question' },
+      { keys: ['y', 'n'], what: 'Yes / No; in a batch, then the next question' },
       { keys: ['Tab', 'Shift+Tab'], what: 'Next / previous question (in a batch)' },
       { keys: ['Ctrl+Enter'], what: 'Submit (in a batch: go to the review step)' },
       { keys: ['Esc'], what: 'Back: review → last question → list' },
