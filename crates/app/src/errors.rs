@@ -85,7 +85,11 @@ impl From<SettleError> for IpcError {
             // The reason alone: the window says on the request itself what was refused.
             SettleError::Changed { reason, .. } => IpcError::new(ErrorCode::Changed, reason),
             SettleError::Blocked { reason, .. } => IpcError::new(ErrorCode::Blocked, reason),
-            SettleError::AlreadySettled(_)
+            // Nothing was written here: another member's to answer (docs/TEAMS.md).
+            SettleError::NotAssigned { reason, .. } => IpcError::new(ErrorCode::Blocked, reason),
+            // Callers turn it into `SubmitResult::Approved` first, as AlreadySettled.
+            SettleError::AwaitingApprovals { .. }
+            | SettleError::AlreadySettled(_)
             | SettleError::Unwritten { .. }
             | SettleError::Engine(_) => IpcError::new(ErrorCode::Storage, message),
         }

@@ -51,6 +51,22 @@ pub enum SettleError {
         outcome: Box<Outcome>,
         error: String,
     },
+    /// This operator is not among the request's assignees (and may not take it over):
+    /// nothing was written.
+    #[error("request \"{id}\" was not answered: {reason}")]
+    NotAssigned { id: String, reason: String },
+    /// The answer is recorded as this operator's approval; the request settles when the
+    /// rule's number of people approved the same version with the same answers.
+    #[error(
+        "your approval of \"{id}\" is recorded ({progress}); it settles when {needed} have \
+         approved the same answers"
+    )]
+    AwaitingApprovals {
+        id: String,
+        /// "1 of 2: approved by alice".
+        progress: String,
+        needed: u32,
+    },
     #[error(transparent)]
     Engine(#[from] EngineError),
 }

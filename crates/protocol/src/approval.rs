@@ -63,7 +63,6 @@ pub struct Approval {
 
 /// One approval an outcome stands on, as the outcome lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ApprovalRef {
     /// `operator:<account>`.
     pub by: String,

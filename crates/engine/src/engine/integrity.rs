@@ -148,7 +148,13 @@ impl Engine {
             Err(error) => return Ok(Some(Err(error.to_string()))),
         };
         let request = self.store.detail(id)?.and_then(|detail| detail.request);
-        Ok(Some(verified(&file, request.as_ref())))
+        Ok(Some(verified(&file, request.as_ref()).and_then(
+            |outcome| {
+                // Who may answer it, and how many (team.rs).
+                self.check_team(&outcome)?;
+                Ok(outcome)
+            },
+        )))
     }
 
     /// An outcome file that may not be trusted: a problem on its path, and its request is

@@ -31,12 +31,14 @@ mod integrity;
 mod operator_writes;
 mod settle;
 mod snooze;
+mod team;
 #[cfg(test)]
 mod tests;
 mod withdrawal;
 
 pub use completeness::Completeness;
 pub use integrity::MIN_VERSION_PREFIX;
+pub use team::{eligible, Team};
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -178,10 +180,15 @@ impl Engine {
                 self.take_fresh();
                 self.due_by(Utc::now())?;
             }
-            Wake::Paths(paths) => self.handle_paths(&paths)?,
+            Wake::Paths(paths) => {
+                self.handle_paths(&paths)?;
+                // Approvals are not watched: another member's may have come meanwhile.
+                self.complete_approvals()?;
+            }
             Wake::Rescan => {
                 self.sync()?;
                 self.due_by(Utc::now())?;
+                self.complete_approvals()?;
             }
             Wake::Deadline(now) => self.due_by(now)?,
             Wake::RetryUnwritten => {
@@ -298,8 +305,18 @@ impl Engine {
         }
         let quiet = self.is_quiet();
         let (mut told, mut silent) = (Vec::new(), Vec::new());
-        for announcement in unnotified.into_iter().map(Announcement::from) {
-            if announcement.loudness == Loudness::Silent {
+        for detail in unnotified {
+            // Only the assignees' inboxes announce an assigned request; the others list it.
+            let not_mine = detail
+                .summary
+                .judgement
+                .as_ref()
+                .and_then(|j| j.team.as_ref())
+                .is_some_and(|team| {
+                    !team.mine && team.nobody != Some(inbox_policy::IfUnassigned::Escalate)
+                });
+            let announcement = Announcement::from(detail);
+            if announcement.loudness == Loudness::Silent || not_mine {
                 silent.push(announcement.summary.id);
             } else if !quiet || announcement.is_critical() {
                 told.push(announcement);

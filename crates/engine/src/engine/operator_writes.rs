@@ -12,7 +12,7 @@ use inbox_spool::{Area, Placed};
 use serde_json::{Map, Value};
 
 use super::settle::Settled;
-use super::Engine;
+use super::{Engine, Team};
 use crate::results::SettleError;
 use crate::store::State;
 
@@ -40,7 +40,12 @@ impl Engine {
     ) -> Result<Outcome, SettleError> {
         let (request, placed_at) = self.open_pending_placed(id, version)?;
         let set = check_answers(&request, given).map_err(SettleError::Invalid)?;
-        let outcome = Outcome::new(
+        let (verdict, taken_over) = self.team_gate(id)?;
+        let via = via.into();
+        if verdict.approvals > 1 && Team::of(&verdict, self.account()).is_some() {
+            return self.approve(id, &request, set, via, &verdict, taken_over);
+        }
+        let mut outcome = Outcome::new(
             id,
             OutcomeStatus::Answered,
             self.operator.clone(),
@@ -49,10 +54,11 @@ impl Engine {
         )
         .with_answers(set)
         .with_request_sha256(Some(request.sha256.clone()))
-        .with_decision(via, placed_at)
+        .with_decision(via, placed_at);
+        outcome.taken_over = taken_over;
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
-        .with_reply(&request);
+        let outcome = outcome.with_reply(&request);
         self.settle_as_operator(outcome)
     }
 
@@ -72,7 +78,9 @@ impl Engine {
                 "a decline needs a reason",
             )]));
         }
-        let outcome = Outcome::new(
+        // A decline by any assignee declines, approvals or not.
+        let (_, taken_over) = self.team_gate(id)?;
+        let mut outcome = Outcome::new(
             id,
             OutcomeStatus::Declined,
             self.operator.clone(),
@@ -81,10 +89,11 @@ impl Engine {
         )
         .with_reason(reason)
         .with_request_sha256(Some(request.sha256.clone()))
-        .with_decision(via, placed_at)
+        .with_decision(via, placed_at);
+        outcome.taken_over = taken_over;
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
-        .with_reply(&request);
+        let outcome = outcome.with_reply(&request);
         self.settle_as_operator(outcome)
     }
 
@@ -131,6 +140,27 @@ impl Engine {
             .detail(id)?
             .map_or_else(Utc::now, |detail| detail.summary.placed_at);
         Ok((request, placed_at))
+    }
+
+    /// The verdict on a request this operator is about to answer, once it is known that the
+    /// answer counts here (team.rs); whether it is a take-over, which is then recorded.
+    fn team_gate(&mut self, id: &str) -> Result<(inbox_policy::Verdict, bool), SettleError> {
+        let Some((_, verdict)) = self.verdict_on(id)? else {
+            return Err(SettleError::NotFound(id.to_owned()));
+        };
+        let taken_over = self.may_answer_here(id, &verdict)?;
+        if taken_over {
+            let detail = serde_json::json!({
+                "by": self.operator(), "rule": verdict.rule, "assign": verdict.assign,
+            });
+            self.in_batch(|engine| {
+                engine
+                    .store
+                    .log_event(Some(id), "taken_over", &detail, Utc::now())?;
+                Ok(())
+            })?;
+        }
+        Ok((verdict, taken_over))
     }
 
     fn settle_as_operator(&mut self, outcome: Outcome) -> Result<Outcome, SettleError> {

@@ -95,6 +95,12 @@ impl Engine {
                     outcomes.push(outcome);
                     continue;
                 }
+                if let Some(outcome) =
+                    engine.unassigned_outcome(id, &facts.request, &verdict, facts.placed_at)
+                {
+                    outcomes.push(outcome);
+                    continue;
+                }
                 // The steps taken count for the rule that took them: a new rule starts
                 // from its first.
                 let step = match &facts.judgement {
@@ -111,14 +117,62 @@ impl Engine {
                     delay_passed.then(|| policy::delay_held(&facts.request, &verdict))
                 });
                 let next = policy::next_step(&verdict, facts.placed_at, step);
-                engine.keep_judgement(id, facts, &verdict, held, next.as_ref(), step)?;
+                let team = engine.team_judged(id, facts, &verdict)?;
+                let held = held.or_else(|| {
+                    (team.as_ref()?.nobody == Some(inbox_policy::IfUnassigned::Hold)).then(|| {
+                        format!(
+                            "nobody it is assigned to ({}) exists on this machine; it waits \
+                             for its expiry (if_unassigned = \"hold\")",
+                            verdict.assign.describe()
+                        )
+                    })
+                });
+                let mut verdict = verdict;
+                if team.as_ref().and_then(|t| t.nobody)
+                    == Some(inbox_policy::IfUnassigned::Escalate)
+                {
+                    // Nobody assigned exists: every member is told, urgently.
+                    verdict.notify = Loudness::Critical;
+                }
+                engine.keep_judgement(id, facts, &verdict, held, next.as_ref(), step, team)?;
             }
             engine.settle_all(outcomes)?;
             Ok(())
         })
     }
 
+    /// The request's team under `verdict` for this operator, its approvals so far kept;
+    /// an assignment it did not have before is an entry in the audit log.
+    fn team_judged(
+        &mut self,
+        id: &str,
+        facts: &PendingFacts,
+        verdict: &Verdict,
+    ) -> Result<Option<crate::engine::Team>, EngineError> {
+        let before = facts.judgement.as_ref().and_then(|j| j.team.clone());
+        let Some(mut team) = crate::engine::Team::of(verdict, self.account()) else {
+            return Ok(None);
+        };
+        let changed = before.as_ref().is_none_or(|b| {
+            b.assign != team.assign || b.assignees != team.assignees || b.nobody != team.nobody
+        });
+        if changed {
+            let detail = serde_json::json!({
+                "rule": verdict.rule, "assign": team.assign, "assignees": team.assignees,
+                "unknown": team.unknown, "approvals": team.approvals_needed,
+                "takeover": team.takeover, "if_unassigned": team.nobody,
+            });
+            self.store
+                .log_event(Some(id), "assigned", &detail, Utc::now())?;
+        }
+        if let Some(before) = before {
+            team.approvals = before.approvals;
+        }
+        Ok(Some(team))
+    }
+
     /// Keeps a judgement with a pending request, and reports a hold it did not have.
+    #[allow(clippy::too_many_arguments)]
     fn keep_judgement(
         &mut self,
         id: &str,
@@ -127,8 +181,10 @@ impl Engine {
         held: Option<String>,
         next: Option<&(DateTime<Utc>, Timed)>,
         step: u32,
+        team: Option<crate::engine::Team>,
     ) -> Result<(), EngineError> {
-        let judgement = policy::judgement(verdict, held, next);
+        let mut judgement = policy::judgement(verdict, held, next);
+        judgement.team = team;
         let was_held = facts.judgement.as_ref().and_then(|j| j.held.as_ref());
         if let Some(reason) = judgement.held.as_ref().filter(|r| Some(*r) != was_held) {
             let detail = serde_json::json!({ "rule": verdict.rule, "reason": reason });
@@ -198,10 +254,24 @@ impl Engine {
                 let keep_held = facts.judgement.as_ref().and_then(|j| j.held.clone());
                 match policy::next_step(&verdict, facts.placed_at, step) {
                     // The policy changed since this was due: nothing left, or later.
-                    None => engine.keep_judgement(id, facts, &verdict, keep_held, None, step)?,
-                    Some(next) if next.0 > now => {
-                        engine.keep_judgement(id, facts, &verdict, keep_held, Some(&next), step)?
-                    }
+                    None => engine.keep_judgement(
+                        id,
+                        facts,
+                        &verdict,
+                        keep_held,
+                        None,
+                        step,
+                        kept_team(facts),
+                    )?,
+                    Some(next) if next.0 > now => engine.keep_judgement(
+                        id,
+                        facts,
+                        &verdict,
+                        keep_held,
+                        Some(&next),
+                        step,
+                        kept_team(facts),
+                    )?,
                     Some((_, Timed::After(then))) => {
                         match policy::delayed(
                             &facts.request,
@@ -221,6 +291,7 @@ impl Engine {
                                     Some(held),
                                     None,
                                     step + 1,
+                                    kept_team(facts),
                                 )?
                             }
                         }
@@ -260,6 +331,7 @@ impl Engine {
                             keep_held,
                             next.as_ref(),
                             step + 1,
+                            kept_team(facts),
                         )?;
                     }
                 }
@@ -329,4 +401,10 @@ impl Engine {
     pub(crate) fn is_quiet(&self) -> bool {
         self.policy.current().is_quiet(chrono::Local::now().time())
     }
+}
+
+/// The team kept with a request's judgement, for the steps that judge it again by the same
+/// verdict.
+fn kept_team(facts: &PendingFacts) -> Option<crate::engine::Team> {
+    facts.judgement.as_ref().and_then(|j| j.team.clone())
 }

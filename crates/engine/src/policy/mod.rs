@@ -43,6 +43,9 @@ pub struct Judgement {
     /// The policy's next timed step, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<NextStep>,
+    /// Who answers it, when its rule assigns people (docs/TEAMS.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<crate::engine::Team>,
 }
 
 /// A timed step the policy will take unless a person answers first.
@@ -306,6 +309,7 @@ pub fn judgement(
             at: *at,
             what: describe_timed(timed),
         }),
+        team: None,
     }
 }
 

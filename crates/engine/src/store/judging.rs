@@ -112,6 +112,23 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces a pending request's judgement alone (its approvals so far changed).
+    pub fn set_judgement_only(
+        &mut self,
+        id: &str,
+        judgement: &Judgement,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "UPDATE requests SET judgement = ?2 WHERE id = ?1 AND status = 'pending'",
+            )?
+            .execute(params![
+                id,
+                serde_json::to_string(judgement).expect("judgements serialise")
+            ])?;
+        Ok(())
+    }
+
     /// The earliest time something is due for a pending request: its expiry, its policy's
     /// next timed step, the end of its snooze.
     pub fn next_deadline(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
