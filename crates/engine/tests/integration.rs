@@ -7,4 +7,5 @@ mod engine;
 mod integrity;
 mod policy;
 mod spool_model;
+mod team;
 mod watcher;

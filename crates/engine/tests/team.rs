@@ -1,0 +1,327 @@
+//! Teams (docs/TEAMS.md): only assignees' answers count, and a request that needs two
+//! approvals settles only with both, every bad input refused and shown as a spool problem.
+//!
+//! The engine runs as the test's account (root in the CI); the second approver is the
+//! system account `daemon`, whose files the test makes by writing them and giving them to
+//! it, in a team spool of the group `daemon` (whose primary member it is). Without root
+//! (no chown) the tests say so and pass.
+
+use std::os::unix::fs::MetadataExt;
+
+use chrono::Utc;
+use inbox_engine::inbox_policy::Policy;
+use inbox_engine::{Engine, PolicySource, SettleError, Spool, Store, Trust, Wake};
+use inbox_protocol::approval::Approval;
+use inbox_protocol::{Outcome, OutcomeStatus, Surface};
+use serde_json::{json, Map, Value};
+
+struct Team {
+    dir: tempfile::TempDir,
+    spool: Spool,
+    daemon: u32,
+}
+
+fn team() -> Option<Team> {
+    let dir = tempfile::tempdir().unwrap();
+    if std::fs::metadata(dir.path()).unwrap().uid() != 0 {
+        eprintln!("SKIPPED: the team tests give files to another account, which needs root");
+        return None;
+    }
+    // The account database as `getent passwd daemon` has it.
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let daemon = passwd
+        .lines()
+        .find_map(|line| line.strip_prefix("daemon:"))?
+        .split(':')
+        .nth(1)?
+        .parse()
+        .ok()?;
+    let spool = Spool::open_with(
+        dir.path().join("spool"),
+        Trust::Team {
+            group: "daemon".into(),
+        },
+    )
+    .unwrap();
+    Some(Team { dir, spool, daemon })
+}
+
+impl Team {
+    fn engine(&self, policy: &str) -> Engine {
+        let store = Store::open(&self.dir.path().join("inbox.sqlite3")).unwrap();
+        let mut engine = Engine::new(self.spool.clone(), store)
+            .unwrap()
+            .with_policy(PolicySource::fixed(Policy::parse(policy).unwrap()));
+        engine.turn(Wake::Start).unwrap();
+        engine
+    }
+
+    fn place(&self, engine: &mut Engine, id: &str) -> String {
+        let body = json!({"inbox": 1, "id": id, "title": "Deploy to production",
+            "priority": "critical",
+            "questions": [{"id": "go", "question": "Deploy?", "type": "confirm"}]});
+        let path = self
+            .spool
+            .place_request(id, body.to_string().as_bytes())
+            .unwrap();
+        engine.turn(Wake::Paths(vec![path])).unwrap();
+        inbox_protocol::sha256_hex(body.to_string().as_bytes())
+    }
+
+    /// An approval file as `account`'s inbox would write it, owned by `owner`.
+    fn approval(&self, id: &str, account: &str, sha: &str, go: bool, owner: u32) {
+        let approval = Approval {
+            inbox: 1,
+            id: id.into(),
+            request_sha256: sha.into(),
+            approved_by: format!("operator:{account}"),
+            approved_at: Utc::now(),
+            answers: [("go".to_owned(), json!(go))].into(),
+            custom: vec![],
+            defaulted: vec![],
+            surface: Some(Surface::Cli),
+            device: None,
+            taken_over: false,
+            instance: "elsewhere/1".into(),
+        };
+        self.spool
+            .place_approval(id, account, &approval.to_file_bytes())
+            .unwrap();
+        let path = self.spool.approval_path(id, account).unwrap();
+        std::os::unix::fs::chown(&path, Some(owner), None).unwrap();
+    }
+
+    fn outcome(&self, id: &str) -> Option<Outcome> {
+        self.spool
+            .read(inbox_engine::Area::Answers, id)
+            .ok()
+            .map(|bytes| Outcome::from_file_bytes(&bytes).unwrap())
+    }
+
+    fn problems(&self, engine: &Engine) -> Vec<String> {
+        engine
+            .queries()
+            .problems()
+            .unwrap()
+            .into_iter()
+            .map(|(path, reason, _)| format!("{path}: {reason}"))
+            .collect()
+    }
+}
+
+fn yes() -> Map<String, Value> {
+    json!({"go": true}).as_object().unwrap().clone()
+}
+
+const TWO: &str = "[[rule]]\nname = \"prod\"\npriority = \"critical\"\n\
+                   assign = [\"root\", \"daemon\"]\napprovals = 2\n";
+
+#[test]
+fn two_approvals_settle_only_with_both_and_name_both() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(TWO);
+    let sha = team.place(&mut engine, "deploy");
+    match engine.answer("deploy", &yes(), None, Surface::Cli) {
+        Err(SettleError::AwaitingApprovals {
+            progress, needed, ..
+        }) => {
+            assert_eq!(progress, "1 of 2: approved by root");
+            assert_eq!(needed, 2);
+        }
+        other => panic!("one approval of two settled it: {other:?}"),
+    }
+    assert!(team.outcome("deploy").is_none());
+    // Approving again counts once.
+    assert!(matches!(
+        engine.answer("deploy", &yes(), None, Surface::Cli),
+        Err(SettleError::AwaitingApprovals { .. })
+    ));
+    // daemon's inbox approves the same answers: the next turn completes it.
+    team.approval("deploy", "daemon", &sha, true, team.daemon);
+    engine.turn(Wake::Rescan).unwrap();
+    let outcome = team.outcome("deploy").expect("settled by both");
+    assert_eq!(outcome.status, OutcomeStatus::Answered);
+    let by: Vec<&str> = outcome
+        .approvals
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|a| a.by.as_str())
+        .collect();
+    assert_eq!(by, ["operator:daemon", "operator:root"]);
+    // The audit log has the assignment and the approval.
+    let log = engine.queries().events_of("deploy").unwrap();
+    let kinds: Vec<String> = log.iter().map(|e| e.kind.clone()).collect();
+    assert!(kinds.contains(&"assigned".to_owned()), "{kinds:?}");
+    assert!(kinds.contains(&"approved".to_owned()), "{kinds:?}");
+}
+
+#[test]
+fn forged_older_and_outside_approvals_do_not_count_and_are_problems() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(TWO);
+    let sha = team.place(&mut engine, "deploy");
+    assert!(matches!(
+        engine.answer("deploy", &yes(), None, Surface::Cli),
+        Err(SettleError::AwaitingApprovals { .. })
+    ));
+    // daemon's name, root's file: forged.
+    team.approval("deploy", "daemon", &sha, true, 0);
+    engine.turn(Wake::Rescan).unwrap();
+    assert!(
+        team.outcome("deploy").is_none(),
+        "a forged approval settled it"
+    );
+    let problems = team.problems(&engine).join("\n");
+    assert!(problems.contains("written by root"), "{problems}");
+
+    // An approval of another version says why it does not count.
+    let mut engine = team.engine(TWO);
+    team.place(&mut engine, "deploy2");
+    engine
+        .answer("deploy2", &yes(), None, Surface::Cli)
+        .unwrap_err();
+    team.approval("deploy2", "daemon", &"0".repeat(64), true, team.daemon);
+    engine.turn(Wake::Rescan).unwrap();
+    assert!(team.outcome("deploy2").is_none());
+    let problems = team.problems(&engine).join("\n");
+    assert!(problems.contains("approved another version"), "{problems}");
+}
+
+#[test]
+fn a_forged_outcome_of_one_approver_blocks_the_request() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(TWO);
+    let sha = team.place(&mut engine, "deploy");
+    // root writes the outcome alone, listing itself twice.
+    let mut forged = Outcome::new(
+        "deploy",
+        OutcomeStatus::Answered,
+        "operator:root",
+        "h/1",
+        Utc::now(),
+    );
+    forged.request_sha256 = Some(sha.clone());
+    forged.answers.insert("go".into(), json!(true));
+    team.approval("deploy", "root", &sha, true, 0);
+    forged.approvals = Some(vec![
+        inbox_protocol::ApprovalRef {
+            by: "operator:root".into(),
+            at: Utc::now(),
+            surface: None,
+        },
+        inbox_protocol::ApprovalRef {
+            by: "operator:root".into(),
+            at: Utc::now(),
+            surface: None,
+        },
+    ]);
+    team.spool
+        .write_outcome("deploy", &forged.to_file_bytes())
+        .unwrap();
+    engine.turn(Wake::Rescan).unwrap();
+    let detail = engine.queries().detail("deploy").unwrap().unwrap();
+    let blocked = detail.summary.blocked.expect("blocked");
+    assert!(blocked.contains("approving twice"), "{blocked}");
+
+    // With no approvals at all, a single answer is short of the two the rule needs.
+    let mut engine = team.engine(TWO);
+    let sha = team.place(&mut engine, "deploy3");
+    let mut alone = Outcome::new(
+        "deploy3",
+        OutcomeStatus::Answered,
+        "operator:root",
+        "h/1",
+        Utc::now(),
+    );
+    alone.request_sha256 = Some(sha);
+    alone.answers.insert("go".into(), json!(true));
+    team.spool
+        .write_outcome("deploy3", &alone.to_file_bytes())
+        .unwrap();
+    engine.turn(Wake::Rescan).unwrap();
+    let blocked = engine
+        .queries()
+        .detail("deploy3")
+        .unwrap()
+        .unwrap()
+        .summary
+        .blocked;
+    assert!(blocked
+        .unwrap()
+        .contains("needs 2 approvals and it lists 0"));
+}
+
+#[test]
+fn only_assignees_answer_and_an_unassigned_request_fails_closed() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(
+        "[[rule]]\nname = \"theirs\"\ntitle = \"Deploy*\"\nassign = \"daemon\"\n\
+         [[rule]]\nname = \"nobody\"\nassign = \"no-such-account-here\"\n",
+    );
+    team.place(&mut engine, "deploy");
+    match engine.answer("deploy", &yes(), None, Surface::Cli) {
+        Err(SettleError::NotAssigned { reason, .. }) => {
+            assert!(
+                reason.contains("not among the assignees of rule theirs (daemon)"),
+                "{reason}"
+            )
+        }
+        other => panic!("a non-assignee answered: {other:?}"),
+    }
+    assert!(team.outcome("deploy").is_none());
+    let team_view = engine
+        .queries()
+        .detail("deploy")
+        .unwrap()
+        .unwrap()
+        .summary
+        .judgement
+        .unwrap()
+        .team
+        .unwrap();
+    assert!(!team_view.mine);
+    assert_eq!(team_view.assignees, ["daemon"]);
+    // An outcome root writes anyway is refused and blocks the request.
+    let sha = engine
+        .queries()
+        .detail("deploy")
+        .unwrap()
+        .unwrap()
+        .request
+        .unwrap()
+        .sha256;
+    let mut forged = Outcome::new(
+        "deploy",
+        OutcomeStatus::Answered,
+        "operator:root",
+        "h/1",
+        Utc::now(),
+    );
+    forged.request_sha256 = Some(sha);
+    forged.answers.insert("go".into(), json!(true));
+    team.spool
+        .write_outcome("deploy", &forged.to_file_bytes())
+        .unwrap();
+    engine.turn(Wake::Rescan).unwrap();
+    let blocked = engine
+        .queries()
+        .detail("deploy")
+        .unwrap()
+        .unwrap()
+        .summary
+        .blocked;
+    assert!(blocked.unwrap().contains("not among the assignees"));
+
+    // Assigned to nobody who exists: it expires at once (the default if_unassigned).
+    let body = json!({"inbox": 1, "id": "other", "title": "Rotate keys",
+        "questions": [{"id": "go", "question": "Rotate?", "type": "confirm"}]});
+    let path = team
+        .spool
+        .place_request("other", body.to_string().as_bytes())
+        .unwrap();
+    engine.turn(Wake::Paths(vec![path])).unwrap();
+    let outcome = team.outcome("other").expect("failed closed");
+    assert_eq!(outcome.status, OutcomeStatus::Expired);
+    assert!(outcome.reason.unwrap().contains("none of them exists"));
+}
