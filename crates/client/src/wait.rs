@@ -225,6 +225,14 @@ pub(crate) fn look(
                     inbox_protocol::verify::verify_owner(&outcome, owner.as_deref(), file.owner)
                         .map(|()| outcome)
                 })
+                // Every approval it lists: a distinct account's own file, for this version
+                // and these answers (the inbox's check too).
+                .and_then(|outcome| {
+                    inbox_protocol::approval::verify_approvals(&outcome, |account| {
+                        spool.approval_as_read(id, account)
+                    })
+                    .map(|()| outcome)
+                })
                 .map(|outcome| Some(Reply::Settled(outcome)))
                 .map_err(|reason| AskError::BadOutcome {
                     id: id.to_owned(),

@@ -352,6 +352,20 @@ impl Spool {
         Ok(found)
     }
 
+    /// `account`'s approval of `id` as an outcome's reader checks it
+    /// (`inbox_protocol::approval::verify_approvals`): parsed, with its owner.
+    pub fn approval_as_read(
+        &self,
+        id: &str,
+        account: &str,
+    ) -> inbox_protocol::approval::ReadApproval {
+        let file = self
+            .read_approval(id, account)
+            .map_err(|error| error.to_string())?;
+        let approval = inbox_protocol::approval::Approval::from_file_bytes(&file.bytes)?;
+        Ok((approval, crate::account_name(file.owner), file.owner))
+    }
+
     /// `account`'s approval of `id`, read as [`Spool::read_file`] reads.
     pub fn read_approval(&self, id: &str, account: &str) -> Result<SpoolFile, ReadError> {
         let Some(name) = inbox_protocol::approval::approval_file_name(id, account) else {

@@ -131,8 +131,19 @@ impl Engine {
 
     /// Judges requests by this policy (the operator's file, see [`PolicySource::file`])
     /// instead of the shipped one.
+    ///
+    /// In a team spool that holds the team's policy file (`team-policy.toml`, see
+    /// docs/TEAMS.md), that file is the policy instead: every member's inbox must judge
+    /// alike who may answer what.
     pub fn with_policy(mut self, policy: PolicySource) -> Engine {
         self.policy = policy;
+        if matches!(self.spool.trust(), inbox_spool::Trust::Team { .. }) {
+            use std::os::unix::fs::MetadataExt;
+            let path = self.spool.root().join(inbox_spool::TEAM_POLICY);
+            if let (Ok(_), Ok(root)) = (path.symlink_metadata(), self.spool.root().metadata()) {
+                self.policy = PolicySource::team(&path, root.uid());
+            }
+        }
         self
     }
 

@@ -161,14 +161,9 @@ impl Engine {
         };
         eligible(&verdict, account, outcome.taken_over)?;
         let read = |approver: &str| {
-            let file = self
-                .spool
-                .read_approval(&outcome.id, approver)
-                .map_err(|error| error.to_string())?;
-            let approval = Approval::from_file_bytes(&file.bytes)?;
+            let (approval, owner, uid) = self.spool.approval_as_read(&outcome.id, approver)?;
             eligible(&verdict, approver, approval.taken_over)?;
-            let owner = inbox_spool::account_name(file.owner);
-            Ok((approval, owner, file.owner))
+            Ok((approval, owner, uid))
         };
         verify_approvals(outcome, read)?;
         let needed = verdict.approvals as usize;

@@ -53,6 +53,9 @@ pub struct PolicySource {
     stamp: Option<Stamp>,
     /// Set while the file is broken: what is wrong and what stands instead.
     trouble: Option<String>,
+    /// For a team's policy file (docs/TEAMS.md): the spool owner's uid, whose file (or
+    /// root's) alone it may be.
+    team_owner: Option<u32>,
 }
 
 impl PolicySource {
@@ -63,6 +66,7 @@ impl PolicySource {
             current: Policy::shipped(),
             stamp: None,
             trouble: None,
+            team_owner: None,
         }
     }
 
@@ -73,6 +77,7 @@ impl PolicySource {
             current: policy,
             stamp: None,
             trouble: None,
+            team_owner: None,
         }
     }
 
@@ -85,6 +90,21 @@ impl PolicySource {
             current: Policy::hold_everything(),
             stamp: None,
             trouble: None,
+            team_owner: None,
+        };
+        source.load(true);
+        source
+    }
+
+    /// The team's policy file at `path` (`<spool>/team-policy.toml`), which only `owner`
+    /// (the spool's owner) or root may have written; every member's inbox judges by it.
+    pub fn team(path: &Path, owner: u32) -> PolicySource {
+        let mut source = PolicySource {
+            path: Some(path.to_owned()),
+            current: Policy::hold_everything(),
+            stamp: None,
+            trouble: None,
+            team_owner: Some(owner),
         };
         source.load(true);
         source
@@ -116,9 +136,17 @@ impl PolicySource {
     fn load(&mut self, first: bool) -> Option<PolicyChange> {
         let path = self.path.clone()?;
         self.stamp = stamp_of(&path);
-        let (loaded, origin) = match Policy::load(&path) {
+        let loaded = match self.team_owner {
+            Some(owner) => Policy::load_team(&path, owner),
+            None => Policy::load(&path),
+        };
+        let (loaded, origin) = match loaded {
             Ok(policy) => (Ok(policy), path.display().to_string()),
-            Err(LoadError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            // A team's file that went away is no reason to judge by less: a member could
+            // remove it (the spool's root is the team's to write), so it is a broken file.
+            Err(LoadError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound && self.team_owner.is_none() =>
+            {
                 (Ok(Policy::shipped()), "the shipped policy".to_owned())
             }
             Err(error) => (Err(error), String::new()),
