@@ -20,6 +20,7 @@ mod hostile;
 mod hostile_outcomes;
 mod mcp;
 mod notifications;
+mod onboarding;
 mod overflow;
 mod package;
 mod policy;

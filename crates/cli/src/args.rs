@@ -152,6 +152,22 @@ pub enum Command {
     Hook(HookArgs),
     Service(ServiceArgs),
     Config(ConfigArgs),
+    Completions(CompletionsArgs),
+}
+
+/// Print the shell completion script for bash, zsh, fish, elvish or PowerShell.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Print the shell completion script on standard output. Packages install \
+    them already; after a build from source, load them yourself:\n\n  \
+    bash: answer-inbox completions bash > ~/.local/share/bash-completion/completions/answer-inbox\n  \
+    zsh:  answer-inbox completions zsh > ~/.zfunc/_answer-inbox (with ~/.zfunc on $fpath)\n  \
+    fish: answer-inbox completions fish > ~/.config/fish/completions/answer-inbox.fish"
+)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Show where the spool, the database, the policy file, the team and the settings file
@@ -371,6 +387,10 @@ pub struct ServeArgs {
     /// Do not send desktop notifications on this machine.
     #[arg(long)]
     pub no_notify: bool,
+
+    /// Do not draw the pairing link as a QR code (on standard error) for a phone to scan.
+    #[arg(long)]
+    pub no_qr: bool,
 }
 
 /// The browsers paired with `answer-inbox serve`: list, pair another, rename, revoke.
@@ -378,6 +398,12 @@ pub struct ServeArgs {
 pub struct DevicesArgs {
     #[command(subcommand)]
     pub command: Option<DevicesCommand>,
+
+    /// Print JSON: `list` an array of devices, `rename` and `revoke` the device, `pair`
+    /// `{"link": ...}` (each device: id, name, created_at, last_seen_at, revoked_at; times
+    /// in RFC 3339, UTC, or null).
+    #[arg(long, global = true)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -434,6 +460,12 @@ pub struct PolicyCheckArgs {
     /// The policy file to check [default: --policy, ANSWER_INBOX_POLICY or the default place].
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
+
+    /// Print the result as JSON: `{"file", "valid", "shipped", "rules": [names],
+    /// "problems": [{"line", "column", "message"}]}` (`shipped`: no policy file, so the
+    /// shipped policy applies). Same exit codes.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -839,6 +871,12 @@ pub struct AuditVerifyArgs {
     /// grows), which detects a chain rewritten whole or cut short.
     #[arg(long, value_name = "HASH")]
     pub head: Option<String>,
+
+    /// Print the result as JSON on standard output, intact or not: `{"intact": true,
+    /// "entries", "head"}` or `{"intact": false, "seq", "fault", "message"}` (`seq` null
+    /// when an export cannot be read as one). Same exit codes.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A duration as people write it ("30m", "1h 30m"): at least one second.

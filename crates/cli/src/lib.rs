@@ -66,6 +66,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Hook(args) => commands::hook::run(locations, args),
         Command::Service(args) => commands::service::run(locations, args),
         Command::Config(args) => commands::config::run(locations, args),
+        Command::Completions(args) => generated::completions(args.shell),
     }
 }
 

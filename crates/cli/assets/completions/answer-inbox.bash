@@ -31,6 +31,9 @@ _answer__inbox() {
             answer__inbox,check)
                 cmd="answer__inbox__subcmd__check"
                 ;;
+            answer__inbox,completions)
+                cmd="answer__inbox__subcmd__completions"
+                ;;
             answer__inbox,config)
                 cmd="answer__inbox__subcmd__config"
                 ;;
@@ -150,6 +153,9 @@ _answer__inbox() {
                 ;;
             answer__inbox__subcmd__help,check)
                 cmd="answer__inbox__subcmd__help__subcmd__check"
+                ;;
+            answer__inbox__subcmd__help,completions)
+                cmd="answer__inbox__subcmd__help__subcmd__completions"
                 ;;
             answer__inbox__subcmd__help,config)
                 cmd="answer__inbox__subcmd__help__subcmd__config"
@@ -314,7 +320,7 @@ _answer__inbox() {
 
     case "${cmd}" in
         answer__inbox)
-            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config help"
+            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,7 +558,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__audit__subcmd__verify)
-            opts="-h --file --head --spool --db --team --policy --help"
+            opts="-h --file --head --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -625,6 +631,36 @@ _answer__inbox() {
             ;;
         answer__subcmd__inbox__subcmd__check)
             opts="-h --json --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__completions)
+            opts="-h --spool --db --team --policy --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -786,7 +822,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__devices)
-            opts="-h --spool --db --team --policy --help list pair rename revoke help"
+            opts="-h --json --spool --db --team --policy --help list pair rename revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -900,7 +936,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__devices__subcmd__list)
-            opts="-h --spool --db --team --policy --help"
+            opts="-h --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -930,7 +966,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__devices__subcmd__pair)
-            opts="-h --spool --db --team --policy --help"
+            opts="-h --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -960,7 +996,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__devices__subcmd__rename)
-            opts="-h --spool --db --team --policy --help"
+            opts="-h --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -990,7 +1026,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__devices__subcmd__revoke)
-            opts="-h --spool --db --team --policy --help"
+            opts="-h --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1020,7 +1056,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__help)
-            opts="check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config help"
+            opts="check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1118,6 +1154,20 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1784,7 +1834,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__policy__subcmd__check)
-            opts="-h --spool --db --team --policy --help"
+            opts="-h --json --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1978,7 +2028,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__serve)
-            opts="-h --listen --tls --host --public-url --ntfy --ntfy-token-file --ntfy-titles-only --poll --no-notify --spool --db --team --policy --help"
+            opts="-h --listen --tls --host --public-url --ntfy --ntfy-token-file --ntfy-titles-only --poll --no-notify --no-qr --spool --db --team --policy --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use inbox_engine::audit::{self, Entry};
+use inbox_engine::audit::{self, Broken, Entry, Fault};
 use inbox_engine::Store;
 
 use crate::args::{AuditArgs, AuditCommand, AuditExportArgs, AuditVerifyArgs, LocationArgs};
@@ -36,10 +36,7 @@ fn verify(locations: &LocationArgs, args: &AuditVerifyArgs) -> Result<u8> {
             // broken export, said as every other break is.
             match audit::parse_export(&read_export(path)?) {
                 Ok(entries) => (entries, what),
-                Err(problem) => {
-                    output::stderr(&format!("answer-inbox: {what} is broken: {problem}"));
-                    return Ok(exit::FAILURE);
-                }
+                Err(problem) => return broken(args, &what, None, &problem.to_string()),
             }
         }
         None => (stored_entries(locations)?, "the audit log".to_owned()),
@@ -49,6 +46,14 @@ fn verify(locations: &LocationArgs, args: &AuditVerifyArgs) -> Result<u8> {
         None => audit::verify(&entries),
     };
     match checked {
+        Ok(intact) if args.json => {
+            output::json(&serde_json::json!({
+                "intact": true,
+                "entries": intact.entries,
+                "head": intact.head,
+            }))?;
+            Ok(exit::OK)
+        }
         Ok(intact) => {
             output::stdout(&format!(
                 "{what} is intact: {} entries; head {}\n",
@@ -56,10 +61,35 @@ fn verify(locations: &LocationArgs, args: &AuditVerifyArgs) -> Result<u8> {
             ))?;
             Ok(exit::OK)
         }
-        Err(broken) => {
-            output::stderr(&format!("answer-inbox: {what} is broken: {broken}"));
-            Ok(exit::FAILURE)
-        }
+        Err(fault) => broken(args, &what, Some(&fault), &fault.to_string()),
+    }
+}
+
+/// A broken chain (or an export that cannot be read as one): exit 1, said on standard error,
+/// or with --json as `{"intact": false, ...}` on standard output, where a script reads it.
+fn broken(args: &AuditVerifyArgs, what: &str, fault: Option<&Broken>, message: &str) -> Result<u8> {
+    if args.json {
+        output::json(&serde_json::json!({
+            "intact": false,
+            "seq": fault.map(|broken| broken.seq),
+            "fault": fault.map_or("unreadable", |broken| fault_name(&broken.fault)),
+            "message": message,
+        }))?;
+    } else {
+        output::stderr(&format!("answer-inbox: {what} is broken: {message}"));
+    }
+    Ok(exit::FAILURE)
+}
+
+/// A stable name for each fault, for scripts (the message says it for people).
+fn fault_name(fault: &Fault) -> &'static str {
+    match fault {
+        Fault::Edited => "edited",
+        Fault::Deleted => "deleted",
+        Fault::Reordered { .. } => "reordered",
+        Fault::OutOfOrder { .. } => "out_of_order",
+        Fault::WrongPrevious => "wrong_previous",
+        Fault::HeadMissing { .. } => "head_missing",
     }
 }
 

@@ -6,13 +6,17 @@ use chrono::{Local, Utc};
 use inbox_web::{Device, DeviceStore};
 
 use crate::args::{DevicesArgs, DevicesCommand, LocationArgs};
-use crate::locations;
+use crate::{locations, output};
 
 pub fn run(location: &LocationArgs, args: &DevicesArgs) -> Result<u8> {
     let store = DeviceStore::open(&DeviceStore::path_beside(&locations::db_path(location)?))?;
     match args.command.as_ref().unwrap_or(&DevicesCommand::List) {
         DevicesCommand::List => {
             let devices = store.list()?;
+            if args.json {
+                output::json(&devices.iter().map(json).collect::<Vec<_>>())?;
+                return Ok(0);
+            }
             if devices.is_empty() {
                 println!("no paired devices (`answer-inbox serve` prints a pairing link)");
             }
@@ -21,18 +25,43 @@ pub fn run(location: &LocationArgs, args: &DevicesArgs) -> Result<u8> {
             }
         }
         DevicesCommand::Pair => {
-            println!("open: {}", inbox_web::new_pairing_link(&store)?);
+            let link = inbox_web::new_pairing_link(&store)?;
+            if args.json {
+                output::json(&serde_json::json!({ "link": link }))?;
+            } else {
+                println!("open: {link}");
+            }
         }
         DevicesCommand::Rename { id, name } => {
             let device = store.rename(id, name)?;
-            println!("{}", line(&device));
+            if args.json {
+                output::json(&json(&device))?;
+            } else {
+                println!("{}", line(&device));
+            }
         }
         DevicesCommand::Revoke { id } => {
             let device = store.revoke(id, Utc::now())?;
-            println!("revoked {}", line(&device));
+            if args.json {
+                output::json(&json(&device))?;
+            } else {
+                println!("revoked {}", line(&device));
+            }
         }
     }
     Ok(0)
+}
+
+/// A device for `--json`: its fields as they are stored, times in RFC 3339 UTC or null.
+fn json(device: &Device) -> serde_json::Value {
+    let when = |at: Option<chrono::DateTime<Utc>>| at.map(|at| at.to_rfc3339());
+    serde_json::json!({
+        "id": device.id,
+        "name": device.name,
+        "created_at": device.created_at.to_rfc3339(),
+        "last_seen_at": when(device.last_seen_at),
+        "revoked_at": when(device.revoked_at),
+    })
 }
 
 /// `<id>  <name>  paired <when>, last seen <when>[, revoked <when>]`.

@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt;
 
 use anyhow::{bail, Context, Result};
 use chrono::Utc;
-use inbox_engine::inbox_policy::{LoadError, Policy, Then};
+use inbox_engine::inbox_policy::{LoadError, Policy, PolicyProblem, Then};
 use inbox_engine::policy::{self as decide, Timed};
 use inbox_protocol::{fill_defaults, parse_request, Mode};
 
@@ -28,9 +28,28 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
         None => (locations::policy_path(locations)?, false),
     };
     let shown = render::line(&path.display().to_string());
+    // What --json prints: the same verdict as the text, for scripts.
+    let report = |valid: bool, shipped: bool, rules: &[String], problems: &[PolicyProblem]| {
+        output::json(&serde_json::json!({
+            "file": path.display().to_string(),
+            "valid": valid,
+            "shipped": shipped,
+            "rules": rules,
+            "problems": problems.iter().map(|problem| serde_json::json!({
+                "line": problem.line,
+                "column": problem.column,
+                "message": problem.message,
+            })).collect::<Vec<_>>(),
+        }))
+    };
     match Policy::load(&path) {
         Ok(policy) => {
             let names = policy.rule_names();
+            if args.json {
+                let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+                report(true, false, &names, &[])?;
+                return Ok(exit::OK);
+            }
             let rules = match names.len() {
                 // No rule matches anything: every request waits for a person.
                 0 => "no rules: every request waits for a person".to_owned(),
@@ -42,6 +61,10 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
         Err(LoadError::Io { source, .. })
             if !given && source.kind() == std::io::ErrorKind::NotFound =>
         {
+            if args.json {
+                report(true, true, &[], &[])?;
+                return Ok(exit::OK);
+            }
             output::stdout(&format!(
                 "{shown}: no policy file; the shipped policy applies (`answer-inbox policy show \
                  --shipped` prints it)\n"
@@ -49,6 +72,10 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
             Ok(exit::OK)
         }
         Err(LoadError::Invalid { problems, .. }) => {
+            if args.json {
+                report(false, false, &[], &problems)?;
+                return Ok(exit::FAILURE);
+            }
             let mut text = format!("{shown}: invalid, {} problem(s)\n", problems.len());
             for problem in &problems {
                 let _ = writeln!(text, "  {}", render::line(&problem.to_string()));

@@ -108,13 +108,33 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
     writeln!(stdout, "open: {link}")?;
     stdout.flush()?;
     drop(stdout);
-    eprintln!("open the link on the device to pair (once, within 10 minutes); `answer-inbox devices pair` makes another");
+    if !args.no_qr {
+        // On standard error: standard output is the log, its first line `open: <link>`.
+        eprint!("{}", terminal_qr(&link)?);
+    }
+    eprintln!("open the link on the device to pair (once, within 10 minutes, or scan the code); `answer-inbox devices pair` makes another");
 
     let _ = shutdown.recv();
     server.stop();
     drop(inbox);
     eprintln!("stopped");
     Ok(0)
+}
+
+/// The pairing link as a QR code drawn with half blocks (two rows of modules a line), light
+/// on dark as a phone reads it from a terminal of either background: the quiet zone is drawn
+/// light too.
+fn terminal_qr(link: &str) -> Result<String> {
+    use qrcode::render::unicode::Dense1x2;
+    let code = qrcode::QrCode::with_error_correction_level(link, qrcode::EcLevel::L)
+        .context("the pairing link is too long for a QR code")?;
+    let mut drawn = code
+        .render::<Dense1x2>()
+        .dark_color(Dense1x2::Light)
+        .light_color(Dense1x2::Dark)
+        .build();
+    drawn.push('\n');
+    Ok(drawn)
 }
 
 /// The token for a protected ntfy topic: the file given, or ANSWER_INBOX_NTFY_TOKEN.

@@ -1,0 +1,232 @@
+//! What a new user meets first (issue 27): shell completions from the command, `--json` on
+//! `devices`, `policy check` and `audit verify`, the pairing QR code of `serve`, the agent
+//! integrations shipped in integrations/ naming commands that exist, and scripts/setup
+//! installing only what was asked.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::util::{self, code, stderr, stdout, Inbox, Running};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
+}
+
+#[test]
+fn completions_print_the_script_packages_install() {
+    let inbox = Inbox::new();
+    for (shell, asset) in [
+        ("bash", "answer-inbox.bash"),
+        ("zsh", "_answer-inbox"),
+        ("fish", "answer-inbox.fish"),
+    ] {
+        let out = inbox.run(&["completions", shell]);
+        assert_eq!(code(&out), 0, "{shell}: {}", stderr(&out));
+        let shipped =
+            std::fs::read_to_string(repo().join("crates/cli/assets/completions").join(asset))
+                .unwrap();
+        assert_eq!(stdout(&out), shipped, "{shell}: not the packaged script");
+    }
+    let out = inbox.run(&["completions", "tcsh"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("tcsh"), "{}", stderr(&out));
+}
+
+#[test]
+fn policy_check_json_reports_the_verdict() {
+    let inbox = Inbox::new();
+    // No policy file at the default place: the shipped policy applies.
+    let out = inbox.run(&["policy", "check", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report = json_of(&out);
+    assert_eq!(report["valid"], json!(true));
+    assert_eq!(report["shipped"], json!(true));
+
+    let good = inbox.dir.path().join("good.toml");
+    std::fs::write(
+        &good,
+        "[[rule]]\nname = \"nightly\"\npriority = \"low\"\nautonomous = \"honour\"\n",
+    )
+    .unwrap();
+    let out = inbox.run(&["policy", "check", "--json", good.to_str().unwrap()]);
+    let report = json_of(&out);
+    assert_eq!(code(&out), 0, "{report}");
+    assert_eq!(report["valid"], json!(true));
+    assert_eq!(report["shipped"], json!(false));
+    assert_eq!(report["rules"], json!(["nightly"]));
+    assert_eq!(report["problems"], json!([]));
+    assert_eq!(report["file"], json!(good.to_str().unwrap()));
+
+    let bad = inbox.dir.path().join("bad.toml");
+    std::fs::write(&bad, "[[rule]]\nname = \"x\"\nautonomous = \"sometimes\"\n").unwrap();
+    let out = inbox.run(&["policy", "check", "--json", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 1, "invalid is still exit 1");
+    let report = json_of(&out);
+    assert_eq!(report["valid"], json!(false));
+    let problems = report["problems"].as_array().unwrap();
+    assert!(!problems.is_empty(), "{report}");
+    assert!(problems[0]["line"].as_u64().unwrap() >= 1, "{report}");
+    assert!(
+        problems[0]["message"].as_str().unwrap().len() > 5,
+        "{report}"
+    );
+}
+
+#[test]
+fn audit_verify_json_says_intact_or_where_it_broke() {
+    let inbox = Inbox::new();
+    let request = r#"{"inbox": 1, "title": "Deploy", "source": {"app": "planu"},
+      "questions": [{"id": "go", "question": "Deploy?", "type": "confirm"}]}"#;
+    for id in ["a1", "a2"] {
+        let out = inbox.run_with_stdin(&["ask", "--id", id, "-"], request.as_bytes());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = inbox.run(&["answer", id, "--set", "go=yes"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let out = inbox.run(&["audit", "verify", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report = json_of(&out);
+    assert_eq!(report["intact"], json!(true));
+    assert!(report["entries"].as_u64().unwrap() >= 4, "{report}");
+    assert_eq!(report["head"].as_str().unwrap().len(), 64, "{report}");
+
+    let file = inbox.dir.path().join("audit.jsonl");
+    let out = inbox.run(&["audit", "export", "--output", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut forged: Value = serde_json::from_str(&lines[1]).unwrap();
+    forged["detail"] = json!({"forged": true});
+    lines[1] = forged.to_string();
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = inbox.run(&[
+        "audit",
+        "verify",
+        "--json",
+        "--file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1);
+    let report = json_of(&out);
+    assert_eq!(report["intact"], json!(false));
+    assert_eq!(report["seq"], json!(2));
+    assert_eq!(report["fault"], json!("edited"));
+    assert!(report["message"]
+        .as_str()
+        .unwrap()
+        .contains("entry 2 was edited"));
+
+    std::fs::write(&file, "not json\n").unwrap();
+    let out = inbox.run(&[
+        "audit",
+        "verify",
+        "--json",
+        "--file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1);
+    let report = json_of(&out);
+    assert_eq!(report["fault"], json!("unreadable"), "{report}");
+    assert_eq!(report["seq"], Value::Null);
+}
+
+/// `serve` with its standard error in a file: its stdout lines and that file.
+fn serve(inbox: &Inbox, extra: &[&str]) -> (Running, String, PathBuf) {
+    let log = inbox.dir.path().join(format!("serve{}.log", extra.len()));
+    let args = [&["serve", "--listen", "127.0.0.1:0", "--no-notify"], extra].concat();
+    let mut process = Running::spawn_with_stderr(inbox.cmd(&args), File::create(&log).unwrap());
+    let link = process.wait_line("open: ");
+    let link = link.trim().strip_prefix("open: ").unwrap().to_owned();
+    // The hint follows the code on standard error: once it is there, the code is whole.
+    util::eventually("the pairing hint after the code", || {
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("open the link on the device")
+    });
+    (process, link, log)
+}
+
+/// The QR code's lines: only blocks and spaces, all as wide, at least 21 modules each way.
+fn qr_lines(log: &str) -> Vec<&str> {
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|line| !line.is_empty() && line.chars().all(|c| " ▀▄█".contains(c)))
+        .collect();
+    lines
+}
+
+#[test]
+fn serve_draws_the_pairing_link_as_a_qr_code_and_keeps_stdout_a_log() {
+    let inbox = Inbox::new();
+    let (mut process, link, log) = serve(&inbox, &[]);
+    assert!(
+        process.seen.iter().all(|line| !line.contains('█')),
+        "the code is not on standard output: {:?}",
+        process.seen
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let code_lines = qr_lines(&text);
+    // 21 modules at the least (version 1) and a quiet zone, two rows a line.
+    assert!(
+        code_lines.len() >= 14,
+        "no QR code on standard error:\n{text}"
+    );
+    let width = code_lines[0].chars().count();
+    assert!(width >= 29, "{width} columns");
+    assert!(code_lines.iter().all(|l| l.chars().count() == width));
+    assert!(link.contains("#pair="), "{link}");
+    drop(process.child.kill());
+
+    let (_process, _, log) = serve(&inbox, &["--no-qr"]);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(qr_lines(&text).is_empty(), "--no-qr drew one:\n{text}");
+}
+
+#[test]
+fn devices_json_lists_renames_and_revokes() {
+    let inbox = Inbox::new();
+    let out = inbox.run(&["devices", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json_of(&out), json!([]));
+
+    let (_process, link, _) = serve(&inbox, &["--no-qr"]);
+    let (origin, fragment) = link.split_once("/#").unwrap();
+    let code_value = fragment.strip_prefix("pair=").unwrap();
+    let reply = ureq::post(format!("{origin}/api/pair"))
+        .header("Origin", origin)
+        .header("Content-Type", "application/json")
+        .send(json!({"code": code_value, "name": "phone"}).to_string())
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+
+    let out = inbox.run(&["devices", "list", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let devices = json_of(&out);
+    let device = &devices[0];
+    assert_eq!(devices.as_array().unwrap().len(), 1, "{devices}");
+    assert_eq!(device["name"], json!("phone"));
+    assert!(device["created_at"].as_str().unwrap().ends_with("+00:00"));
+    assert_eq!(device["revoked_at"], Value::Null);
+    let id = device["id"].as_str().unwrap();
+
+    let out = inbox.run(&["devices", "rename", id, "tablet", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json_of(&out)["name"], json!("tablet"));
+    let out = inbox.run(&["devices", "--json", "revoke", id]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(json_of(&out)["revoked_at"].is_string());
+
+    let out = inbox.run(&["devices", "pair", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(json_of(&out)["link"].as_str().unwrap().contains("#pair="));
+}
