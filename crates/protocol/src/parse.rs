@@ -10,7 +10,7 @@
 //! top-level keys before the structure pass, which then checks against that shape's schema
 //! only. The other dialects' meaning is in `src/dialects/`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub use crate::digest::sha256_hex;
 use serde::Deserialize;
@@ -22,7 +22,7 @@ use crate::duplicate_keys::duplicate_keys;
 use crate::labels::{check_choice_labels, LabelAt};
 use crate::limits::{MAX_DEPTH, MAX_FILE_BYTES};
 use crate::model::{Choice, Expiry, Mode, Question, QuestionKind, Request};
-use crate::problem::{pointer_token, Problem};
+use crate::problem::Problem;
 use crate::schema::shape_validators;
 use crate::shape::{detect_shape, Shape};
 use crate::wire::{ElicitationMode, RequestFields, Source, WireQuestion};

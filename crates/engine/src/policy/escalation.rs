@@ -77,7 +77,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("got");
         let argv: Vec<String> = vec![
-            "sh".into(),
+            "/bin/sh".into(),
             "-c".into(),
             format!(
                 "cat > {}; echo \"$ANSWER_INBOX_REQUEST_ID\" >> {0}",
@@ -99,7 +99,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         let missing = run(&["/no/such/pager".to_owned()], Vec::new(), "r1").unwrap_err();
-        assert!(missing.contains("cannot start /no/such/pager"), "{missing}");
+        assert!(missing.contains("/no/such/pager cannot be checked"), "{missing}");
         assert_eq!(
             run(&[], Vec::new(), "r1").unwrap_err(),
             "the command is empty"
