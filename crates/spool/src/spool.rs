@@ -325,10 +325,7 @@ impl Spool {
 
     /// [`Spool::approvals_of`] with the files that could not be read and why (a link,
     /// another account's file): problems to show.
-    pub fn approvals_read(
-        &self,
-        id: &str,
-    ) -> Result<Vec<(String, Result<SpoolFile, ReadError>)>, SpoolError> {
+    pub fn approvals_read(&self, id: &str) -> Result<Vec<ApprovalRead>, SpoolError> {
         let Some(dir) = self.approvals_fd(false)? else {
             return Ok(Vec::new());
         };
@@ -700,6 +697,9 @@ fn link(
         Err(error) => Err(error),
     }
 }
+
+/// One approval file as read: the account it names, and its content or why it was refused.
+pub type ApprovalRead = (String, Result<SpoolFile, ReadError>);
 
 #[cfg(test)]
 mod tests {

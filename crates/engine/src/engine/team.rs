@@ -418,7 +418,7 @@ impl Engine {
 /// Whether a verdict's assignment binds answers (it assigns, and does not fall back to
 /// every member because nobody exists and it escalates).
 fn eligible_team(verdict: &Verdict) -> bool {
-    !verdict.assign.is_empty()
-        && !(verdict.if_unassigned == IfUnassigned::Escalate
-            && verdict.assign.resolve(&System).accounts.is_empty())
+    let falls_back_to_all = verdict.if_unassigned == IfUnassigned::Escalate
+        && verdict.assign.resolve(&System).accounts.is_empty();
+    !verdict.assign.is_empty() && !falls_back_to_all
 }
