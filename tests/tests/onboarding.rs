@@ -230,3 +230,86 @@ fn devices_json_lists_renames_and_revokes() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(json_of(&out)["link"].as_str().unwrap().contains("#pair="));
 }
+
+/// `scripts/setup MODE --dry-run`: the apt packages it wants, and everything it said.
+fn setup_plan(mode: &str, path_first: Option<&Path>) -> (Vec<String>, String) {
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(repo().join("scripts/setup"))
+        .args([mode, "--dry-run"]);
+    if let Some(dir) = path_first {
+        let path = std::env::var("PATH").unwrap_or_default();
+        cmd.env("PATH", format!("{}:{path}", dir.display()));
+    }
+    // A cache of its own, so a Node.js fetched by an earlier run does not answer for it.
+    let cache = tempfile::tempdir().unwrap();
+    let out = cmd.env("XDG_CACHE_HOME", cache.path()).output().unwrap();
+    let said = stderr(&out);
+    assert_eq!(code(&out), 0, "setup {mode} --dry-run: {said}");
+    let wanted = said
+        .lines()
+        .find_map(|line| line.split_once("apt packages wanted: "))
+        .unwrap_or_else(|| panic!("setup {mode} names no packages: {said}"))
+        .1
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    (wanted, said)
+}
+
+/// The test machinery is the tests' own: building and running the app installs none of it
+/// (a browser, its driver, an sshd that Debian starts, a headless X server ...).
+#[test]
+fn setup_installs_only_what_the_job_needs() {
+    let test_only = [
+        "chromium",
+        "chromium-driver",
+        "sshfs",
+        "openssh-server",
+        "xvfb",
+        "dunst",
+        "webkit2gtk-driver",
+    ];
+    let (run, said) = setup_plan("run", None);
+    for package in test_only {
+        assert!(!run.iter().any(|p| p == package), "run wants {package}");
+    }
+    assert!(run.iter().any(|p| p == "libwebkit2gtk-4.1-dev"), "{run:?}");
+    assert!(
+        !said.contains("pytest"),
+        "run makes the pytest venv: {said}"
+    );
+    let (package, _) = setup_plan("package", None);
+    assert!(package.iter().any(|p| p == "patchelf"), "{package:?}");
+    assert!(!package.iter().any(|p| p == "chromium"), "{package:?}");
+    let (test, _) = setup_plan("test", None);
+    for package in test_only {
+        assert!(test.iter().any(|p| p == package), "test lacks {package}");
+    }
+
+    let out = std::process::Command::new("bash")
+        .arg(repo().join("scripts/setup"))
+        .arg("everything")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("'everything'"), "{}", stderr(&out));
+}
+
+/// Debian 12 ships Node.js 18 and Ubuntu 22.04 Node.js 12, both too old for Vite: setup
+/// fetches a pinned one itself instead of sending the operator off to find one.
+#[test]
+fn setup_fetches_a_node_when_the_distributions_one_is_too_old() {
+    let dir = tempfile::tempdir().unwrap();
+    for (old, fetches) in [("v18.19.0", true), ("v12.22.9", true), ("v20.19.0", false)] {
+        let node = dir.path().join("node");
+        std::fs::write(&node, format!("#!/bin/sh\necho {old}\n")).unwrap();
+        std::fs::set_permissions(&node, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let (_, said) = setup_plan("run", Some(dir.path()));
+        assert_eq!(
+            said.contains("would fetch Node.js 22."),
+            fetches,
+            "with node {old}: {said}"
+        );
+    }
+}
