@@ -1,9 +1,9 @@
 //! Whose bubbles these are: the desktop entry and the icon that notification centres use to
 //! group bubbles under the app and show its face, instead of an anonymous question mark.
 //!
-//! The `.deb` installs `Answer Inbox.desktop` (Tauri's bundler names the entry after the
-//! product) and the icon set as `answer-inbox-desktop` in the hicolor theme (after the main
-//! binary). Run from a source build nothing is installed, so the icon is written once to the
+//! The `.deb` installs `dev.answer-inbox.desktop.desktop` (the app's reverse-DNS identifier,
+//! as the desktop entry specification asks of a file name) and the icon set as
+//! `answer-inbox-desktop` in the hicolor theme (after the main binary). Run from a source build nothing is installed, so the icon is written once to the
 //! user's cache directory and given by its absolute path, which the specification also
 //! allows.
 
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The desktop entry's name without `.desktop`, for the `desktop-entry` hint. Both front
 /// ends use it: `answer-inbox watch` ships in the same package as the window.
-pub const DESKTOP_ENTRY: &str = "Answer Inbox";
+pub const DESKTOP_ENTRY: &str = "dev.answer-inbox.desktop";
 
 /// The icon's name in the hicolor theme.
 pub const ICON_NAME: &str = "answer-inbox-desktop";

@@ -137,7 +137,7 @@ fn bubbles_carry_the_apps_desktop_entry_and_icon() {
     assert_eq!(next_notified(&events), (vec!["whose".to_owned()], false));
     assert_eq!(
         attributed.lock().unwrap().as_slice(),
-        [(icon, Some("Answer Inbox".to_owned()))],
+        [(icon, Some(DESKTOP_ENTRY.to_owned()))],
         "the daemon groups and attributes the bubble by these"
     );
 
