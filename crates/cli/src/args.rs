@@ -573,7 +573,9 @@ pub struct AskArgs {
     The spool is scanned first, so requests placed while no inbox ran are listed too. With \
     --all, settled and cancelled requests follow, newest first. Files in the spool that are \
     not read (a link, a FIFO, a directory, a bad name, a second hard link, another account's \
-    file) are listed after the requests, under Problems."
+    file) are listed after the requests, under Problems. Requests whose policy rule assigns \
+    people (docs/TEAMS.md) are listed again under Assigned: to whom, whether you are one \
+    (or may take it over), the approvals so far and how long each has waited."
 )]
 pub struct ListArgs {
     /// Also list settled and cancelled requests.
@@ -592,6 +594,9 @@ pub struct ListArgs {
     /// Print a JSON array of request summaries (each with `id`) instead of a table. A
     /// pending request that asks the same questions as others (see `answer --alike`) has
     /// `"alike": {"fingerprint": HEX, "size": N}`: equal fingerprints are one group of N.
+    /// Each row has `waited_ms` (placed to settled, or to now); one whose policy rule
+    /// assigns people has `assignees`, `approvals_needed`, `approvals` (`{by, at,
+    /// surface}`) and, needing several, `approvals_progress` ("1 of 2: approved by alice").
     #[arg(long)]
     pub json: bool,
 }
@@ -624,7 +629,15 @@ pub struct ShowArgs {
     3 already settled (says by whom and how) or cancelled by its asker; 4 kept (the spool \
     would not take the file yet); 5 the request changed: it is not the version you were \
     shown (--version) or its file changed after it was placed, nothing written; 6 blocked: \
-    an invalid outcome file or a changed file blocks the request, nothing written.",
+    an invalid outcome file or a changed file blocks the request, nothing written; 8 not \
+    assigned: the policy rule assigns the request to others (the message names them and says \
+    whether the rule allows a take-over), nothing written.\n\n\
+    Teams (docs/TEAMS.md): where the rule says `takeover = true`, an answer by someone who is \
+    not an assignee is a take-over, recorded as such in the outcome and the audit log; there \
+    is no flag for it. Where the rule needs several approvals (`approvals = N`), your answer \
+    is your approval: exit 0, and standard output says how far it is (\"approved (1 of 2: \
+    approved by alice); it settles when 2 assignees have approved the same answers\"); the \
+    outcome is written when the last approval comes in. A decline by any assignee declines.",
     after_help = "Examples:\n  \
         answer-inbox answer deploy-42 --set target=production --set migrate=yes\n  \
         answer-inbox answer pick-7 --set tags=payments --set tags=frontend\n  \

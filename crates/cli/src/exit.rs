@@ -23,6 +23,9 @@ pub const BLOCKED: u8 = 6;
 /// (no session bus, as in most containers). The command prints what to run once there is
 /// one.
 pub const NO_SERVICE_MANAGER: u8 = 7;
+/// `answer`: the request's policy rule assigns it to others and this account is not among
+/// them (and the rule allows no take-over); nothing was written (docs/TEAMS.md).
+pub const NOT_ASSIGNED: u8 = 8;
 /// `ask --wait`: the operator declined.
 pub const DECLINED: u8 = 10;
 /// `ask --wait`: time ran out and defaults could not answer.

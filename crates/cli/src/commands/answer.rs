@@ -214,11 +214,60 @@ fn report(engine: &Engine, id: &str, result: Result<Outcome, SettleError>) -> Re
             output::stderr(&format!("{error}; nothing written"));
             Ok(exit::BLOCKED)
         }
+        // The answer counts, as one approval of several: done for this operator.
+        Err(SettleError::AwaitingApprovals {
+            progress, needed, ..
+        }) => {
+            output::stdout(&format!("{}\n", awaiting(&progress, needed)))?;
+            Ok(exit::OK)
+        }
+        Err(error @ SettleError::NotAssigned { .. }) => {
+            output::stderr(&format!(
+                "{}; nothing written{}",
+                render::line(&error.to_string()),
+                assignees_of(engine, id)
+            ));
+            Ok(exit::NOT_ASSIGNED)
+        }
         Err(SettleError::NotFound(_)) => bail!(
             "no request \"{id}\" in the spool {}",
             engine.spool().root().display()
         ),
         Err(error) => Err(error.into()),
+    }
+}
+
+/// "approved (1 of 2: approved by alice); it settles when 2 have approved the same
+/// answers": an answer recorded as one approval of a request that needs several.
+fn awaiting(progress: &str, needed: u32) -> String {
+    // No progress is known when no running inbox judged the request yet: the approvals
+    // are counted with its judgement, which `watch` (or the desktop app) keeps.
+    let progress = match progress {
+        "" => "your approval is recorded".to_owned(),
+        known => render::line(known),
+    };
+    format!(
+        "approved ({progress}); it settles when {needed} assignees have approved the same answers"
+    )
+}
+
+/// " It is assigned to alice, bob." (groups expanded), from the request's judgement; empty
+/// when the inbox has no team for it. The refusal's reason names the rule's entries as
+/// written; this says who they are now.
+fn assignees_of(engine: &Engine, id: &str) -> String {
+    let team = engine
+        .queries()
+        .detail(id)
+        .ok()
+        .flatten()
+        .and_then(|detail| super::list::team_of(engine, &detail.summary));
+    match team {
+        Some(team) if !team.assignees.is_empty() => format!(
+            ". It is assigned to {}",
+            render::line(&team.assignees.join(", "))
+        ),
+        Some(_) => ". None of its assignees exists on this machine".to_owned(),
+        None => String::new(),
     }
 }
 
@@ -294,6 +343,11 @@ fn answer_alike(
                 ));
                 written.push(outcome);
             }
+            Err(SettleError::AwaitingApprovals {
+                progress, needed, ..
+            }) => {
+                output::stderr(&format!("  {member}: {}", awaiting(&progress, needed)));
+            }
             Err(error) => {
                 output::stderr(&format!(
                     "  {member}: not answered: {}",
@@ -360,6 +414,7 @@ fn failure_code(error: &SettleError) -> u8 {
         SettleError::Unwritten { .. } => exit::KEPT,
         SettleError::Changed { .. } => exit::CHANGED,
         SettleError::Blocked { .. } => exit::BLOCKED,
+        SettleError::NotAssigned { .. } => exit::NOT_ASSIGNED,
         _ => exit::FAILURE,
     }
 }

@@ -7,24 +7,40 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use chrono::{SecondsFormat, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use inbox_app::SpoolProblemView;
 use inbox_engine::alike::{alike_groups, AlikeGroup};
+use inbox_engine::engine::Team;
 use inbox_engine::spool::classify;
-use inbox_engine::{Area, Engine, RequestSummary};
+use inbox_engine::{Area, Engine, RequestSummary, State};
+use inbox_protocol::approval::ApprovalRef;
 use inbox_protocol::text::one_line;
 use serde::Serialize;
 
 use crate::args::{ListArgs, LocationArgs};
 use crate::{exit, locations, output, render};
 
-/// A `--json` row: the summary, and its group when it has one.
+/// A `--json` row: the summary, its group when it has one, who is on it (when its rule
+/// assigns people) and how long it has waited.
 #[derive(Serialize)]
 struct Row<'a> {
     #[serde(flatten)]
     summary: &'a RequestSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     alike: Option<Alike<'a>>,
+    /// The accounts whose answers count (groups expanded); only when its rule assigns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assignees: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approvals_needed: Option<u32>,
+    /// The approvals so far that count: `{by, at, surface}` each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approvals: Option<&'a [ApprovalRef]>,
+    /// "1 of 2: approved by alice", where it needs several approvals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approvals_progress: Option<String>,
+    /// From its placing to its settling, or to now while it waits.
+    waited_ms: i64,
 }
 
 /// `"alike": {"fingerprint": HEX, "size": N}`: rows with one fingerprint are one group.
@@ -67,8 +83,9 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
             render::line(first.unwritten.as_deref().unwrap_or_default())
         ));
     }
+    let teams: Vec<Option<Team>> = rows.iter().map(|row| team_of(&engine, row)).collect();
     if args.json {
-        output::json(&json_rows(&rows, &groups))?;
+        output::json(&json_rows(&rows, &teams, &groups))?;
     } else if rows.is_empty() {
         let none = if args.all {
             "No requests."
@@ -77,7 +94,9 @@ pub fn run(locations: &LocationArgs, args: &ListArgs) -> Result<u8> {
         };
         output::stdout(&format!("{none}\n"))?;
     } else {
-        let mut text = render::summary_table(&rows, args.all, Utc::now());
+        let now = Utc::now();
+        let mut text = render::summary_table(&rows, args.all, now);
+        text.push_str(&assigned_lines(&rows, &teams, now));
         if !groups.is_empty() {
             text.push_str(&render::alike_lines(&groups));
         }
@@ -185,7 +204,11 @@ fn problems_text(problems: &[SpoolProblemView]) -> String {
 }
 
 /// Every row, with `alike` on the pending ones that are in a group.
-fn json_rows<'a>(rows: &'a [RequestSummary], groups: &'a [AlikeGroup]) -> Vec<Row<'a>> {
+fn json_rows<'a>(
+    rows: &'a [RequestSummary],
+    teams: &'a [Option<Team>],
+    groups: &'a [AlikeGroup],
+) -> Vec<Row<'a>> {
     let mut alike: HashMap<&str, Alike<'a>> = HashMap::new();
     for group in groups {
         for member in &group.members {
@@ -198,14 +221,77 @@ fn json_rows<'a>(rows: &'a [RequestSummary], groups: &'a [AlikeGroup]) -> Vec<Ro
             );
         }
     }
+    let now = Utc::now();
     rows.iter()
-        .map(|summary| Row {
-            summary,
-            alike: if summary.state == inbox_engine::State::Pending {
-                alike.remove(summary.id.as_str())
-            } else {
-                None
-            },
+        .zip(teams)
+        .map(|(summary, team)| {
+            let team = team.as_ref();
+            Row {
+                summary,
+                alike: if summary.state == State::Pending {
+                    alike.remove(summary.id.as_str())
+                } else {
+                    None
+                },
+                assignees: team.map(|team| team.assignees.as_slice()),
+                approvals_needed: team.map(|team| team.approvals_needed),
+                approvals: team.map(|team| team.approvals.as_slice()),
+                approvals_progress: team
+                    .filter(|team| team.approvals_needed > 1)
+                    .map(Team::progress),
+                waited_ms: (summary.settled_at.unwrap_or(now) - summary.placed_at)
+                    .num_milliseconds()
+                    .max(0),
+            }
         })
         .collect()
+}
+
+/// A request's team as this operator's inbox sees it, when its rule assigns people: the
+/// one kept with its judgement (with the approvals so far), else, for a pending request no
+/// running inbox has judged yet (commands leave policies to `watch`), what the policy in
+/// force makes of it now, with no approvals counted.
+pub(crate) fn team_of(engine: &Engine, summary: &RequestSummary) -> Option<Team> {
+    if let Some(judgement) = &summary.judgement {
+        return judgement.team.clone();
+    }
+    if summary.state != State::Pending {
+        return None;
+    }
+    let request = engine.queries().detail(&summary.id).ok()??.request?;
+    let verdict = engine.judge(&request, summary.placed_by.as_deref(), summary.placed_at);
+    Team::of(&verdict, &inbox_engine::operator::account())
+}
+
+/// Who is on each assigned pending request, after the table: its assignees (and whether
+/// this operator is one, or may take it over), the approvals so far where it needs several,
+/// and how long it has waited.
+fn assigned_lines(rows: &[RequestSummary], teams: &[Option<Team>], now: DateTime<Utc>) -> String {
+    let mut text = String::new();
+    for (row, team) in rows.iter().zip(teams) {
+        let Some(team) = team.as_ref().filter(|_| row.state == State::Pending) else {
+            continue;
+        };
+        let who = if team.assignees.is_empty() {
+            format!("{} (none of them exists here)", team.assign.join(", "))
+        } else {
+            team.assignees.join(", ")
+        };
+        let you = match (team.mine, team.takeover) {
+            (true, _) => "you are one",
+            (false, true) => "not you; you may take it over",
+            (false, false) => "not you",
+        };
+        let mut line = format!("  {}: assigned to {who} ({you})", row.id);
+        if team.approvals_needed > 1 {
+            line.push_str(&format!("; {}", team.progress()));
+        }
+        line.push_str(&format!("; waiting {}", render::age(row.placed_at, now)));
+        text.push_str(&render::line(&line));
+        text.push('\n');
+    }
+    if text.is_empty() {
+        return text;
+    }
+    format!("\nAssigned:\n{text}")
 }
