@@ -1,123 +1,136 @@
 #!/usr/bin/env python3
-"""Ask a person through Answer Inbox where a LangGraph agent would call ``interrupt()``.
+"""A LangGraph agent whose tool call waits for a person's decision in Answer Inbox.
 
-In LangGraph's Agent Inbox pattern a node that must not go on alone builds a
-HumanInterrupt::
+LangChain v1's human-in-the-loop shape: a node that must not act alone calls
+``interrupt()`` with a HITLRequest, the value LangChain's ``HumanInTheLoopMiddleware``
+passes::
 
-    {"action_request": {"action": "send_email", "args": {...}},
-     "config": {"allow_accept": true, "allow_edit": true,
-                "allow_respond": true, "allow_ignore": true},
-     "description": "markdown for the person"}
+    {"action_requests": [{"name": "send_email", "args": {...}, "description": "..."}],
+     "review_configs": [{"action_name": "send_email",
+                         "allowed_decisions": ["approve", "edit", "reject"]}]}
 
-and calls ``interrupt([request])``, which pauses the graph until a list of one
-HumanResponse comes back (``{"type": "accept" | "edit" | "response" | "ignore", "args":
-...}``). Answer Inbox reads that list as it is (docs/PROTOCOL.md, "LangGraph
-HumanInterrupt"): the operator gets a question for the decision (plus the arguments to
-edit and a message field, when allowed), and the outcome's ``reply`` is the
-``[HumanResponse]`` the graph resumes with. So a node can ask through the inbox instead::
+The graph stops there (its state kept by the checkpointer) and hands the value back as
+``__interrupt__``. This script places that value in the inbox as it is (docs/PROTOCOL.md,
+"LangChain HumanInTheLoopMiddleware"); the operator picks a decision (and edits the
+arguments, or writes a message); the outcome's ``reply`` is the HITLResponse
+(``{"decisions": [...]}``) the graph resumes with: ``graph.invoke(Command(resume=reply),
+config)``. Nothing blocks inside the node, so the graph can be resumed later, by another
+process, from the checkpoint.
 
-    response = ask_human(request)[0]    # instead of: response = interrupt([request])[0]
-
-This script does that for one e-mail an agent wants to send, prints the reply as JSON on
-standard output and says what the agent would do next on standard error. It needs only
-this package, not LangGraph. Run it, then answer from another terminal, e.g.::
+Needs ``langgraph`` (``pip install langgraph``) besides this package. Run it, then answer
+from another terminal, e.g.::
 
     python3 examples/langgraph_interrupt.py --id mail-1
-    answer-inbox answer mail-1 --set decision=accept
-    answer-inbox answer mail-1 --set decision=edit --set 'args={"to": "ops@example.com"}'
-    answer-inbox answer mail-1 --set decision=response --set response='Wait for the release notes.'
+    answer-inbox answer mail-1 --set decision-1=approve
+    answer-inbox answer mail-1 --set decision-1=edit --set 'args-1={"to": "ops@example.com", ...}'
+    answer-inbox answer mail-1 --set decision-1=reject --set message-1='Wait for the notes.'
     answer-inbox answer mail-1 --decline 'not today'
 
-Exit status: 0 with a reply, 12 when the request is rejected, 13 when it was withdrawn,
-124 when ``--timeout`` passed (the request is then withdrawn).
+It prints the HITLResponse as JSON on standard output and what the agent did on standard
+error. Exit status: 0 with a decision, 12 when the request is rejected, 13 when it was
+withdrawn, 124 when ``--timeout`` passed (the request is then withdrawn).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TypedDict
 
-from answer_inbox import Cancelled, Declined, Expired, Rejected, TimedOut, place, wait, withdraw
+from answer_inbox import Cancelled, Declined, Expired, Rejected, TimedOut, ask_async
 
+try:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import Command, interrupt
+except ImportError:  # pragma: no cover - said plainly instead of a traceback
+    sys.exit("this example needs LangGraph: pip install langgraph")
 
-def human_interrupt(
-    action: str,
-    args: Dict[str, Any],
-    description: str,
-    *,
-    allow_accept: bool = True,
-    allow_edit: bool = True,
-    allow_respond: bool = True,
-    allow_ignore: bool = True,
-) -> Dict[str, Any]:
-    """A HumanInterrupt, as LangGraph's Agent Inbox defines it."""
-    return {
-        "action_request": {"action": action, "args": args},
-        "config": {
-            "allow_accept": allow_accept,
-            "allow_edit": allow_edit,
-            "allow_respond": allow_respond,
-            "allow_ignore": allow_ignore,
-        },
-        "description": description,
-    }
+TOOL = "send_email"
+ARGS = {
+    "to": "customers@example.com",
+    "subject": "Scheduled maintenance on Saturday",
+    "body": "Billing will be read-only from 06:00 to 07:00 UTC.",
+}
 
 
-def ask_human(
-    request: Dict[str, Any],
-    *,
-    timeout: Optional[float] = None,
-    spool: Optional[str] = None,
-    id: Optional[str] = None,
-) -> List[Dict[str, Any]]:
-    """Asks the operator about one HumanInterrupt and returns what LangGraph's
-    ``interrupt([request])`` would: a list of one HumanResponse.
+class State(TypedDict, total=False):
+    #: What the agent did, in words.
+    done: str
 
-    A refusal or an expiry is an ``ignore``, as the Agent Inbox answers them: the outcome's
-    ``reply`` says so. A rejected request (an invalid interrupt), a withdrawal and a
-    timeout raise, since there is no response to give the agent.
+
+def review_email(state: State) -> State:
+    """The node: ask for a decision on the tool call, then act on it.
+
+    ``interrupt()`` pauses the graph the first time; on resume it returns the value given
+    to ``Command(resume=...)``, the HITLResponse, and the node runs to its end.
     """
-    placed = place([request], spool, id=id)
+    response = interrupt(
+        {
+            "action_requests": [
+                {
+                    "name": TOOL,
+                    "args": ARGS,
+                    "description": "The release agent wants to announce **Saturday's "
+                    "maintenance window** to every customer. Check the time against the "
+                    "change calendar before approving.",
+                }
+            ],
+            "review_configs": [
+                {"action_name": TOOL, "allowed_decisions": ["approve", "edit", "reject"]}
+            ],
+        }
+    )
+    return {"done": act(response["decisions"][0])}
+
+
+def act(decision: Dict[str, Any]) -> str:
+    """What the agent does with one decision, in words (a real one would call the tool)."""
+    kind = decision["type"]
+    if kind == "approve":
+        return f"ran {TOOL} with {json.dumps(ARGS)}"
+    if kind == "edit":
+        edited = decision["edited_action"]
+        return f"ran {edited['name']} with {json.dumps(edited['args'])}"
+    message = decision.get("message")
+    return f"did not run {TOOL}" + (f"; told the model: {message}" if message else "")
+
+
+def build_graph() -> Any:
+    graph = StateGraph(State)
+    graph.add_node("review_email", review_email)
+    graph.add_edge(START, "review_email")
+    graph.add_edge("review_email", END)
+    # The checkpointer keeps the paused graph; a real agent would use a persistent one.
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+async def ask_operator(
+    value: Dict[str, Any], *, timeout: Optional[float], spool: Optional[str], id: Optional[str]
+) -> Dict[str, Any]:
+    """Asks the operator about the interrupt's value; returns the HITLResponse to resume
+    with. A refusal or an expiry rejects every action (the outcome's ``reply`` says so);
+    a rejected request, a withdrawal and a timeout raise: there is nothing to resume with.
+    A timeout withdraws the request (``ask_async`` does, as its task is cancelled)."""
+    request = dict(value, source={"app": "langgraph", "project": "release-agent"})
     print(
-        f"asked the operator (request {placed.id}); answer with: "
-        f"answer-inbox answer {placed.id} --set decision=accept",
+        "asked the operator; answer with: answer-inbox answer "
+        f"{id or '<id>'} --set decision-1=approve",
         file=sys.stderr,
         flush=True,
     )
     try:
-        outcome = wait(placed, timeout)
+        outcome = await asyncio.wait_for(ask_async(request, spool=spool, id=id), timeout)
     except (Declined, Expired) as ended:
         return ended.outcome.reply
-    except TimedOut:
-        # Nobody answered in time: take the question off the operator's list. An outcome
-        # written meanwhile stands, and is the answer after all.
-        standing = withdraw(placed, "the agent stopped waiting")
-        if standing is None:
-            raise
-        if standing.status == "rejected":
-            standing.raise_for_status()
-        return standing.reply
     return outcome.reply
-
-
-def next_step(response: Dict[str, Any], action: str, args: Dict[str, Any]) -> str:
-    """What the agent does with the HumanResponse, in words."""
-    kind = response["type"]
-    if kind == "accept":
-        return f"run {action} with {json.dumps(args)}"
-    if kind == "edit":
-        edited = response["args"]
-        return f"run {edited['action']} with {json.dumps(edited['args'])}"
-    if kind == "response":
-        return f"not run {action}; tell the model: {response['args']}"
-    return f"skip {action}"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Ask the operator about an e-mail, as a LangGraph interrupt would."
+        description="A LangGraph node asks the operator before it sends an e-mail."
     )
     parser.add_argument(
         "--spool", help="the spool (default: $ANSWER_INBOX_DIR, else the XDG default)"
@@ -126,32 +139,27 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, help="give up after SECS seconds")
     options = parser.parse_args(argv)
 
-    action = "send_email"
-    args = {
-        "to": "customers@example.com",
-        "subject": "Scheduled maintenance on Saturday",
-        "body": "Billing will be read-only from 06:00 to 07:00 UTC.",
-    }
-    request = human_interrupt(
-        action,
-        args,
-        "The release agent wants to announce **Saturday's maintenance window** to every "
-        "customer. Check the time against the change calendar before accepting.",
-    )
+    graph = build_graph()
+    config = {"configurable": {"thread_id": options.id or "release-agent"}}
+    paused = graph.invoke({}, config)
+    (pending,) = paused["__interrupt__"]
     try:
-        reply = ask_human(request, timeout=options.timeout, spool=options.spool, id=options.id)
+        reply = asyncio.run(
+            ask_operator(pending.value, timeout=options.timeout, spool=options.spool, id=options.id)
+        )
     except Rejected as rejected:
         print(rejected, file=sys.stderr)
         return 12
     except Cancelled as cancelled:
         print(cancelled, file=sys.stderr)
         return 13
-    except TimedOut as timed_out:
-        print(f"{timed_out}; withdrawn", file=sys.stderr)
+    except (asyncio.TimeoutError, TimedOut):
+        print(f"nobody answered within {options.timeout:g} s; withdrawn", file=sys.stderr)
         return 124
 
     print(json.dumps(reply, indent=2))
-    print(f"the agent will now {next_step(reply[0], action, args)}", file=sys.stderr)
+    final = graph.invoke(Command(resume=reply), config)
+    print(f"the agent {final['done']}", file=sys.stderr)
     return 0
 
 

@@ -12,7 +12,9 @@ goes into ``questions/<id>.json``, the inbox writes exactly one outcome into
 - :func:`place`, :func:`wait`, :func:`withdraw`: the steps one by one.
 - Every outcome is checked before it is returned (it names the request, answers the very
   bytes placed, says consistently who decided, and gives answers the request's questions
-  allow); one that fails is :class:`UntrustedOutcome`, never an answer.
+  allow, and, where it lists approvals, that each is a distinct account's own file for this
+  version and these answers); one that fails is :class:`UntrustedOutcome`, never an
+  answer.
 
 >>> from answer_inbox import ask, Declined
 >>> try:                                                         # doctest: +SKIP
@@ -26,7 +28,19 @@ goes into ``questions/<id>.json``, the inbox writes exactly one outcome into
 True
 """
 
-from .client import DEFAULT_POLL_INTERVAL, CancelToken, Placed, TimedOut, ask, place, wait, withdraw
+from .approval import Approval, verify_approvals
+from .client import (
+    DEFAULT_POLL_INTERVAL,
+    CancelToken,
+    Placed,
+    TimedOut,
+    ask,
+    ask_async,
+    place,
+    wait,
+    wait_async,
+    withdraw,
+)
 from .errors import (
     AnswerInboxError,
     Cancelled,
@@ -60,6 +74,7 @@ __all__ = [
     "DEFAULT_POLL_INTERVAL",
     "SPOOL_ENV",
     "AnswerInboxError",
+    "Approval",
     "CancelToken",
     "Cancelled",
     "Declined",
@@ -80,6 +95,7 @@ __all__ = [
     "UnsafeSpool",
     "UntrustedOutcome",
     "ask",
+    "ask_async",
     "default_spool_dir",
     "is_valid_id",
     "new_id",
@@ -87,7 +103,9 @@ __all__ = [
     "place",
     "prepare",
     "verify_outcome",
+    "verify_approvals",
     "verify_owner",
     "wait",
+    "wait_async",
     "withdraw",
 ]

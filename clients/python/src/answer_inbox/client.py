@@ -4,17 +4,24 @@ Waiting polls the files (no inotify or other file events), so it works the same 
 disks, network filesystems and containers' bind mounts. Each look checks the outcome
 first, then the tombstone: an outcome that exists always stands (docs/PROTOCOL.md,
 "Modes, expiry, decline and cancel").
+
+:func:`ask_async` and :func:`wait_async` are the same for asyncio: the standard library
+only, each look at the files in a worker thread (a network filesystem may stall), the pause
+between looks an ``asyncio.sleep``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
+import pwd
 import threading
 import time
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
+from .approval import Approval, parse_approval, verify_approvals
 from .errors import Cancelled, NotAnswered, RequestExists, SpoolError, UntrustedOutcome
 from .locations import PathArg, resolve_spool_dir
 from .outcome import Outcome, SettledByPolicy, parse_outcome, verify_outcome, verify_owner
@@ -29,6 +36,8 @@ __all__ = [
     "wait",
     "withdraw",
     "ask",
+    "wait_async",
+    "ask_async",
 ]
 
 #: How often :func:`wait` looks at the files, in seconds.
@@ -178,27 +187,84 @@ def wait(
     started = time.monotonic()
     with Spool.open(placed.spool) as spool:
         while True:
-            standing = _look(spool, placed)
-            if isinstance(standing, Outcome):
-                return _judge(standing, require_person)
-            if standing is not None:
-                raise standing
-            if cancel is not None and cancel.cancelled:
-                reason = cancel.reason or ""
-                outcome = _withdraw(spool, placed, reason)
-                if outcome is not None:
-                    return _judge(outcome, require_person)
-                raise Cancelled(placed.id, reason or None)
-            pause = poll_interval
-            if timeout is not None:
-                left = timeout - (time.monotonic() - started)
-                if left <= 0:
-                    raise TimedOut(placed, timeout)
-                pause = min(pause, left)
+            settled = _settled(spool, placed, cancel, require_person)
+            if settled is not None:
+                return settled
+            pause = _pause(placed, started, timeout, poll_interval)
             if cancel is not None:
                 cancel._sleep(pause)
             else:
                 time.sleep(pause)
+
+
+async def wait_async(
+    placed: Placed,
+    timeout: Optional[float] = None,
+    *,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
+    cancel: Optional[CancelToken] = None,
+    require_person: bool = False,
+) -> Outcome:
+    """:func:`wait` for asyncio: the same outcome, the same errors, the same checks.
+
+    Two ways to withdraw the request while waiting. A ``cancel`` token, as for
+    :func:`wait`, seen within ``poll_interval``: the tombstone is placed and
+    :class:`~answer_inbox.Cancelled` raised, unless an outcome already stands (that one is
+    returned or raised). Or cancelling the task (``task.cancel()``, ``asyncio.wait_for``'s
+    timeout, a ``TaskGroup`` failing): the tombstone is placed, unless an outcome already
+    stands, so the operator is not left a question nobody waits for, and the task's
+    ``CancelledError`` goes on as asyncio expects.
+    """
+    if poll_interval <= 0:
+        raise ValueError("poll_interval must be positive")
+    started = time.monotonic()
+    with Spool.open(placed.spool) as spool:
+        try:
+            while True:
+                settled = await asyncio.to_thread(
+                    _settled, spool, placed, cancel, require_person
+                )
+                if settled is not None:
+                    return settled
+                await asyncio.sleep(_pause(placed, started, timeout, poll_interval))
+        except asyncio.CancelledError:
+            # Here, not in a thread: the task is being cancelled, and nothing it awaits now
+            # is sure to run. A tombstone that cannot be written leaves the request pending;
+            # the cancellation goes on all the same.
+            try:
+                _withdraw(spool, placed, "")
+            except (SpoolError, UntrustedOutcome):
+                pass
+            raise
+
+
+def _settled(
+    spool: Spool, placed: Placed, cancel: Optional[CancelToken], require_person: bool
+) -> Optional[Outcome]:
+    """One look, for :func:`wait` and :func:`wait_async`: the outcome to return, or the
+    error that ends the wait raised, or ``None`` while the request is pending."""
+    standing = _look(spool, placed)
+    if isinstance(standing, Outcome):
+        return _judge(standing, require_person)
+    if standing is not None:
+        raise standing
+    if cancel is not None and cancel.cancelled:
+        reason = cancel.reason or ""
+        outcome = _withdraw(spool, placed, reason)
+        if outcome is not None:
+            return _judge(outcome, require_person)
+        raise Cancelled(placed.id, reason or None)
+    return None
+
+
+def _pause(placed: Placed, started: float, timeout: Optional[float], poll_interval: float) -> float:
+    """How long to wait before the next look; raises :class:`TimedOut` when the time is up."""
+    if timeout is None:
+        return poll_interval
+    left = timeout - (time.monotonic() - started)
+    if left <= 0:
+        raise TimedOut(placed, timeout)
+    return min(poll_interval, left)
 
 
 def withdraw(placed: Placed, reason: str = "") -> Optional[Outcome]:
@@ -254,6 +320,38 @@ def ask(
     )
 
 
+async def ask_async(
+    request: RequestBody,
+    timeout: Optional[float] = None,
+    spool: Optional[PathArg] = None,
+    *,
+    id: Optional[str] = None,
+    poll_interval: float = DEFAULT_POLL_INTERVAL,
+    cancel: Optional[CancelToken] = None,
+    require_person: bool = False,
+) -> Outcome:
+    """:func:`ask` for asyncio: :func:`place` (in a worker thread), then
+    :func:`wait_async`. Raises what they raise; cancelling the task withdraws the request
+    as :func:`wait_async` says.
+
+    >>> outcome = await ask_async({"inbox": 1, "title": "Deploy billing 2.14",
+    ...                            "questions": [{"id": "go", "question": "Deploy now?",
+    ...                                           "type": "confirm"}]},
+    ...                           timeout=600)  # doctest: +SKIP
+    """
+    prepared = prepare(request, id)
+    if cancel is not None and cancel.cancelled:
+        raise Cancelled(prepared.id, cancel.reason or None)
+    placed = await asyncio.to_thread(_place_prepared, prepared, spool)
+    return await wait_async(
+        placed,
+        timeout,
+        poll_interval=poll_interval,
+        cancel=cancel,
+        require_person=require_person,
+    )
+
+
 # --- The files, looked at ---------------------------------------------------------------
 
 
@@ -270,8 +368,30 @@ def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
         outcome = parse_outcome(data, placed.id)
         verify_outcome(outcome, placed.id, placed.sha256, _placed_bytes(spool, placed))
         verify_owner(outcome, placed.id, owner_uid)
+        # Every approval it lists: a distinct account's own file, for this version and
+        # these answers (the inbox's and the Rust client's check too).
+        problem = verify_approvals(outcome, lambda account: _approval(spool, placed.id, account))
+        if problem is not None:
+            raise UntrustedOutcome(placed.id, problem)
         return outcome
     return _tombstone(spool, placed.id)
+
+
+def _approval(spool: Spool, id: str, account: str) -> Tuple[Approval, Optional[str], int]:
+    """``account``'s approval of ``id`` as :func:`verify_approvals` checks it: parsed, with
+    its owner's name and uid; ``ValueError`` says why it cannot be had."""
+    try:
+        file = spool.read_approval(id, account)
+    except UnreadableFile as error:
+        raise ValueError(error.reason) from error
+    if file is None:
+        raise ValueError("the file does not exist")
+    data, uid = file
+    try:
+        owner: Optional[str] = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        owner = None
+    return parse_approval(data), owner, uid
 
 
 def _placed_bytes(spool: Spool, placed: Placed) -> Optional[bytes]:

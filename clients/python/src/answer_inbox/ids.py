@@ -11,7 +11,7 @@ import secrets
 import time
 from typing import Any, Optional
 
-__all__ = ["ID_PATTERN", "MAX_ID_CHARS", "is_valid_id", "new_id", "body_id"]
+__all__ = ["ID_PATTERN", "MAX_ID_CHARS", "is_valid_id", "is_valid_account", "new_id", "body_id"]
 
 #: The id rule, as a regular expression.
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
@@ -23,6 +23,14 @@ MAX_ID_CHARS = 128
 # ``fullmatch`` so that a trailing newline never slips through as ``$`` would let it.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", re.ASCII)
 
+#: The longest account name an approval file's name may carry
+#: (``inbox_protocol::approval::MAX_ACCOUNT_CHARS``).
+MAX_ACCOUNT_CHARS = 64
+
+# The portable account names of POSIX, which is what useradd makes; never a ``+`` (which
+# separates the id from the account in ``approvals/<id>+<account>.json``) nor a ``/``.
+_ACCOUNT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}", re.ASCII)
+
 # Crockford's base32, as ULIDs use it.
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -31,6 +39,13 @@ def is_valid_id(id: Any) -> bool:
     """Whether ``id`` may name a request: a letter or digit, then up to 127 letters,
     digits, dots, underscores or hyphens (ASCII only)."""
     return isinstance(id, str) and _ID.fullmatch(id) is not None
+
+
+def is_valid_account(name: Any) -> bool:
+    """Whether ``name`` can be the account part of an approval file's name: 1 to 64
+    letters, digits, ``.``, ``_``, ``-``, not starting with ``.`` or ``-`` (as
+    ``inbox_protocol::approval::is_valid_account``)."""
+    return isinstance(name, str) and _ACCOUNT.fullmatch(name) is not None
 
 
 def new_id() -> str:

@@ -37,6 +37,7 @@ from .questions import Questions, Unfit, check_answers, fill_defaults, read_ques
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "ApprovalRef",
     "STATUSES",
     "SURFACES",
     "TRIGGERS",
@@ -93,6 +94,16 @@ class Problem:
         return f"{self.pointer or '/'}: {self.message}"
 
 
+@dataclass(frozen=True)
+class ApprovalRef:
+    """One approval an outcome stands on, as the outcome lists it: who (``by``,
+    ``operator:<account>``), when, and where."""
+
+    by: str
+    at: datetime
+    surface: Optional[str] = None
+
+
 @dataclass
 class Outcome:
     """A checked outcome: how the request was settled.
@@ -123,6 +134,11 @@ class Outcome:
     decision_ms: Optional[int] = None
     request_sha256: Optional[str] = None
     reply: Any = None
+    #: For a request whose rule needs several approvals: every approval the answer stands
+    #: on, one per account (see :mod:`answer_inbox.approval`, which checks them).
+    approvals: Optional[List[ApprovalRef]] = None
+    #: The person who answered is not an assignee and took the request over.
+    taken_over: bool = False
     inbox: int = PROTOCOL_VERSION
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -453,6 +469,8 @@ def _outcome_from(value: Any) -> Outcome:
         request_sha256=fields.text("request_sha256"),
         instance=fields.text("instance", required=True),
         reply=value.get("reply"),
+        approvals=fields.approval_refs("approvals"),
+        taken_over=fields.flag("taken_over"),
         raw=value,
     )
     return outcome
@@ -534,6 +552,32 @@ class _Fields:
                 raise _Invalid(f"each of `{name}` must be {{pointer, message}}, both strings")
             problems.append(Problem(item["pointer"], item["message"]))
         return problems
+
+    def flag(self, name: str) -> bool:
+        found = self.value.get(name, False)
+        if not isinstance(found, bool):
+            raise _Invalid(f"`{name}` must be true or false")
+        return found
+
+    def approval_refs(self, name: str) -> Optional[List[ApprovalRef]]:
+        found = self._get(name, False)
+        if found is None:
+            return None
+        if not isinstance(found, list):
+            raise _Invalid(f"`{name}` must be an array of approvals")
+        refs = []
+        for item in found:
+            if not isinstance(item, dict):
+                raise _Invalid(f"each of `{name}` must be {{by, at, surface}}")
+            each = _Fields(item)
+            refs.append(
+                ApprovalRef(
+                    by=each.text("by", required=True),
+                    at=each.timestamp("at"),
+                    surface=each.choice("surface", SURFACES),
+                )
+            )
+        return refs
 
     def timestamp(self, name: str) -> datetime:
         found = self.text(name, required=True)

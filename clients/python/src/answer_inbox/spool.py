@@ -5,7 +5,8 @@ A spool is opened safely or not at all. Its root and four directories (``questio
 ``answers/``, ``cancel/``, ``tmp/``) are opened once with ``O_DIRECTORY | O_NOFOLLOW``, and
 every later operation goes through those descriptors (``dir_fd=``), so a directory swapped
 for a link after the check is never followed. A directory that holds anything besides the
-four directories and the marker ``.answer-inbox-spool`` is not a spool and is refused
+four directories, the marker ``.answer-inbox-spool`` and what teams add (``approvals/``, made
+when first needed, and ``team-policy.toml``; docs/TEAMS.md) is not a spool and is refused
 before anything in it is touched.
 
 Files enter the spool in two steps: written whole into ``tmp/`` and fsynced, then linked
@@ -31,7 +32,7 @@ import time
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .errors import NotASpool, SpoolError, UnsafeSpool
-from .ids import is_valid_id
+from .ids import is_valid_account, is_valid_id
 
 __all__ = ["MARKER", "MAX_FILE_BYTES", "AREAS", "Spool", "UnreadableFile"]
 
@@ -53,6 +54,13 @@ AREAS = ("questions", "answers", "cancel")
 
 # The spool's directories, in the order they are created.
 _SUBDIRS = ("tmp", "questions", "answers", "cancel")
+
+#: The directory of approval files (docs/TEAMS.md), made by the first inbox that needs it.
+APPROVALS_DIR = "approvals"
+
+#: The team's policy file, in a team spool's root (docs/TEAMS.md): the inboxes read it, an
+#: asker only lets it be.
+TEAM_POLICY = "team-policy.toml"
 
 _SETGID = 0o2000
 
@@ -285,7 +293,35 @@ class Spool:
         if not is_valid_id(id):
             # No name is ever built from an id that is not one.
             return None
-        dir_fd, name = self._fds[area], _file_name(area, id)
+        return self._read_at(self._fds[area], _file_name(area, id))
+
+    def read_approval(self, id: str, account: str) -> Optional[Tuple[bytes, int]]:
+        """``account``'s approval of request ``id`` (``approvals/<id>+<account>.json``,
+        docs/TEAMS.md) with the uid of its owner, read as :meth:`read_owned` reads any
+        spool file; ``None`` when there is none. ``approvals/`` is made by the first
+        approving inbox after the spool was opened, so it is opened here, never through a
+        link."""
+        if not (is_valid_id(id) and is_valid_account(account)):
+            return None
+        try:
+            dir_fd = os.open(APPROVALS_DIR, _DIR_FLAGS, dir_fd=self._fds["root"])
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                # As the Rust side says of an approvals/ that is no directory.
+                raise UnreadableFile(
+                    "the file is not a regular file (a directory, FIFO, socket or device)"
+                ) from error
+            raise UnreadableFile(error.strerror or str(error)) from error
+        try:
+            return self._read_at(dir_fd, f"{id}+{account}.json")
+        finally:
+            os.close(dir_fd)
+
+    def _read_at(self, dir_fd: int, name: str) -> Optional[Tuple[bytes, int]]:
+        """The file ``name`` in the directory ``dir_fd`` and its owner's uid, held to the
+        spool's read rule; ``None`` when it does not exist."""
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=dir_fd)
         except FileNotFoundError:
@@ -388,7 +424,7 @@ def _check_contents(root_fd: int, root: str) -> List[str]:
     present: List[str] = []
     strays: List[str] = []
     for name in os.listdir(root_fd):
-        if name in _SUBDIRS:
+        if name in _SUBDIRS or name == APPROVALS_DIR:
             _refuse_unless_dir(
                 os.path.join(root, name), os.stat(name, dir_fd=root_fd, follow_symlinks=False)
             )
@@ -399,6 +435,9 @@ def _check_contents(root_fd: int, root: str) -> List[str]:
                 raise UnsafeSpool(
                     os.path.join(root, MARKER), "the spool's marker is not a regular file"
                 )
+            present.append(name)
+        elif name == TEAM_POLICY:
+            # Whether it may be used is the inboxes' to say; here it is only no stray.
             present.append(name)
         else:
             strays.append(name)
