@@ -446,7 +446,10 @@ pub struct PolicyArgs {
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
     /// Check a policy file (default: the one in force) and report every problem with its
-    /// line. Exit 0 when it is valid, 1 otherwise.
+    /// line, and a `warning:` for each assignee that does not exist on this machine. In a
+    /// team spool (--team) the team's `<spool>/team-policy.toml` is checked too, as the
+    /// inboxes load it, and the last line says which file is in force. Exit 0 when it is
+    /// valid (both are), 1 otherwise.
     Check(PolicyCheckArgs),
     /// Which rule a request file meets and what will happen to it. The OS account that
     /// placed it is the file's owner (or --account).
@@ -462,8 +465,10 @@ pub struct PolicyCheckArgs {
     pub file: Option<PathBuf>,
 
     /// Print the result as JSON: `{"file", "valid", "shipped", "rules": [names],
-    /// "problems": [{"line", "column", "message"}]}` (`shipped`: no policy file, so the
-    /// shipped policy applies). Same exit codes.
+    /// "problems": [{"line", "column", "message"}], "warnings": [the same], "governs"}`
+    /// (`shipped`: no policy file, so the shipped policy applies; `governs`: the file in
+    /// force, or "the shipped policy"); in a team spool with a team file, `"team"` holds
+    /// its report of the same shape. Same exit codes.
     #[arg(long)]
     pub json: bool,
 }

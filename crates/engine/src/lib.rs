@@ -46,7 +46,9 @@ pub use command::Command;
 pub use engine::{Engine, Wake, MIN_VERSION_PREFIX};
 pub use event::Event;
 pub use inbox_policy;
-pub use inbox_spool::{account_name, faults, spool, Area, Placed, Spool, SpoolError, Trust};
+pub use inbox_spool::{
+    account_name, faults, spool, Area, Placed, Spool, SpoolError, Trust, TEAM_POLICY,
+};
 pub use policy::source::{PolicyChange, PolicySource};
 pub use query::{Queries, Reader};
 pub use results::{EngineError, SettleError, Snoozed};

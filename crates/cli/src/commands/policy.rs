@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use chrono::Utc;
@@ -27,64 +28,184 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
         Some(path) => (path.clone(), true),
         None => (locations::policy_path(locations)?, false),
     };
-    let shown = render::line(&path.display().to_string());
-    // What --json prints: the same verdict as the text, for scripts.
-    let report = |valid: bool, shipped: bool, rules: &[String], problems: &[PolicyProblem]| {
-        output::json(&serde_json::json!({
-            "file": path.display().to_string(),
-            "valid": valid,
-            "shipped": shipped,
-            "rules": rules,
-            "problems": problems.iter().map(|problem| serde_json::json!({
-                "line": problem.line,
-                "column": problem.column,
-                "message": problem.message,
-            })).collect::<Vec<_>>(),
-        }))
-    };
-    match Policy::load(&path) {
-        Ok(policy) => {
-            let names = policy.rule_names();
-            if args.json {
-                let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
-                report(true, false, &names, &[])?;
-                return Ok(exit::OK);
-            }
-            let rules = match names.len() {
-                // No rule matches anything: every request waits for a person.
-                0 => "no rules: every request waits for a person".to_owned(),
-                n => format!("{}: {}", render::count(n, "rule"), names.join(", ")),
-            };
-            output::stdout(&format!("{shown}: ok, {rules}\n"))?;
-            Ok(exit::OK)
-        }
+    let own = match Policy::load(&path) {
         Err(LoadError::Io { source, .. })
             if !given && source.kind() == std::io::ErrorKind::NotFound =>
         {
-            if args.json {
-                report(true, true, &[], &[])?;
-                return Ok(exit::OK);
+            Checked::Shipped
+        }
+        Ok(policy) => Checked::Valid(policy),
+        Err(LoadError::Invalid { problems, .. }) => Checked::Invalid(problems),
+        Err(error) => bail!("{error}"),
+    };
+    // In a team spool the team's file, where there is one, governs every member's inbox
+    // (docs/TEAMS.md): check it too, and say which of the two is in force. A file named
+    // on the command line is checked alone.
+    let team = if given { None } else { team_file(locations)? };
+    let governs = match &team {
+        Some((team_path, _)) => team_path.display().to_string(),
+        None if matches!(own, Checked::Shipped) => "the shipped policy".to_owned(),
+        None => path.display().to_string(),
+    };
+    let valid = own.valid() && team.as_ref().map_or(true, |(_, team)| team.valid());
+    let code = if valid { exit::OK } else { exit::FAILURE };
+    if args.json {
+        let mut report = own.json(&path);
+        if let Some((team_path, team)) = &team {
+            report["team"] = team.json(team_path);
+        }
+        report["governs"] = governs.into();
+        output::json(&report)?;
+        return Ok(code);
+    }
+    own.print(&path)?;
+    if let Some((team_path, team)) = &team {
+        team.print(team_path)?;
+        let how = if team.valid() {
+            "a team spool's policy: every member's inbox judges by it, not by its own file"
+        } else {
+            // As PolicySource has it: never "no team policy", never the member's own file.
+            "broken: every member's inbox keeps the last good team policy it loaded, or \
+             holds every request for a person"
+        };
+        output::stdout(&format!(
+            "In force here: {} ({how})\n",
+            render::line(&governs)
+        ))?;
+    } else if matches!(
+        locations::trust(locations),
+        inbox_engine::Trust::Team { .. }
+    ) && !given
+    {
+        output::stdout(&format!(
+            "In force here: {} (this team spool has no {}, so each member's own policy \
+             applies)\n",
+            render::line(&governs),
+            inbox_engine::TEAM_POLICY
+        ))?;
+    }
+    Ok(code)
+}
+
+/// A policy file as `policy check` found it.
+enum Checked {
+    Valid(Policy),
+    /// No file at the default place: the shipped policy applies.
+    Shipped,
+    Invalid(Vec<PolicyProblem>),
+    /// A team's file that may not be used (another account's, it runs programs, ...).
+    Unusable(String),
+}
+
+impl Checked {
+    fn valid(&self) -> bool {
+        matches!(self, Checked::Valid(_) | Checked::Shipped)
+    }
+
+    /// The `--json` report: `{"file", "valid", "shipped", "rules", "problems",
+    /// "warnings"}`, the same verdict as the text.
+    fn json(&self, path: &Path) -> serde_json::Value {
+        let problems = |problems: &[PolicyProblem]| -> Vec<serde_json::Value> {
+            problems
+                .iter()
+                .map(|problem| {
+                    serde_json::json!({
+                        "line": problem.line,
+                        "column": problem.column,
+                        "message": problem.message,
+                    })
+                })
+                .collect()
+        };
+        let (rules, errors, warnings) = match self {
+            Checked::Valid(policy) => (
+                policy.rule_names().iter().map(|n| n.to_string()).collect(),
+                Vec::new(),
+                problems(policy.warnings()),
+            ),
+            Checked::Shipped => (Vec::new(), Vec::new(), Vec::new()),
+            Checked::Invalid(found) => (Vec::new(), problems(found), Vec::new()),
+            Checked::Unusable(reason) => (
+                Vec::new(),
+                vec![serde_json::json!({"line": 0, "column": 0, "message": reason})],
+                Vec::new(),
+            ),
+        };
+        serde_json::json!({
+            "file": path.display().to_string(),
+            "valid": self.valid(),
+            "shipped": matches!(self, Checked::Shipped),
+            "rules": rules,
+            "problems": errors,
+            "warnings": warnings,
+        })
+    }
+
+    /// The text: "FILE: ok, N rules: ..." on standard output with a `warning:` line per
+    /// assignee that does not exist here, or the problems on standard error.
+    fn print(&self, path: &Path) -> Result<()> {
+        let shown = render::line(&path.display().to_string());
+        match self {
+            Checked::Valid(policy) => {
+                let names = policy.rule_names();
+                let rules = match names.len() {
+                    // No rule matches anything: every request waits for a person.
+                    0 => "no rules: every request waits for a person".to_owned(),
+                    n => format!("{}: {}", render::count(n, "rule"), names.join(", ")),
+                };
+                output::stdout(&format!("{shown}: ok, {rules}\n"))?;
+                for warning in policy.warnings() {
+                    output::stderr(&format!(
+                        "warning: {shown}: {}",
+                        render::line(&warning.to_string())
+                    ));
+                }
             }
-            output::stdout(&format!(
+            Checked::Shipped => output::stdout(&format!(
                 "{shown}: no policy file; the shipped policy applies (`answer-inbox policy show \
                  --shipped` prints it)\n"
-            ))?;
-            Ok(exit::OK)
-        }
-        Err(LoadError::Invalid { problems, .. }) => {
-            if args.json {
-                report(false, false, &[], &problems)?;
-                return Ok(exit::FAILURE);
+            ))?,
+            Checked::Invalid(problems) => {
+                let mut text = format!("{shown}: invalid, {} problem(s)\n", problems.len());
+                for problem in problems {
+                    let _ = writeln!(text, "  {}", render::line(&problem.to_string()));
+                }
+                output::stderr(text.trim_end());
             }
-            let mut text = format!("{shown}: invalid, {} problem(s)\n", problems.len());
-            for problem in &problems {
-                let _ = writeln!(text, "  {}", render::line(&problem.to_string()));
+            Checked::Unusable(reason) => {
+                output::stderr(&format!("{shown}: not used: {}", render::line(reason)))
             }
-            output::stderr(text.trim_end());
-            Ok(exit::FAILURE)
         }
-        Err(error) => bail!("{error}"),
+        Ok(())
     }
+}
+
+/// The team's policy file of a team spool (`<spool>/team-policy.toml`), checked as every
+/// member's inbox loads it (owned by the spool's owner, no programs); `None` outside a team
+/// spool or when it has none. A team file that is broken is refused, never skipped: the
+/// inboxes then hold every request for a person.
+fn team_file(locations: &LocationArgs) -> Result<Option<(PathBuf, Checked)>> {
+    if !matches!(
+        locations::trust(locations),
+        inbox_engine::Trust::Team { .. }
+    ) {
+        return Ok(None);
+    }
+    let root = locations::spool_path(locations)?;
+    let path = root.join(inbox_engine::TEAM_POLICY);
+    if path.symlink_metadata().is_err() {
+        return Ok(None);
+    }
+    let owner = std::fs::metadata(&root)
+        .with_context(|| format!("cannot read the spool {}", root.display()))?
+        .uid();
+    let checked = match Policy::load_team(&path, owner) {
+        Ok(policy) => Checked::Valid(policy),
+        Err(LoadError::Invalid { problems, .. }) => Checked::Invalid(problems),
+        Err(LoadError::Untrusted { reason, .. }) => Checked::Unusable(reason),
+        Err(error) => Checked::Unusable(error.to_string()),
+    };
+    Ok(Some((path, checked)))
 }
 
 fn explain(locations: &LocationArgs, args: &PolicyExplainArgs) -> Result<u8> {
