@@ -41,17 +41,28 @@ struct Verdict {
     needs: Option<String>,
     /// The request the case answers: a file in `requests/`, without `.json`.
     request: String,
-    /// Who owns the outcome file: `asker`, `member` or `outsider` (see the README).
+    /// Who owns the outcome file: `asker`, `member`, `second-member` or `outsider` (see
+    /// the README).
     writer: String,
+    /// The approval files placed before the outcome: (`by`, `owner`, template in
+    /// `approvals/` without `.json`), roles as `writer`.
+    approvals: Vec<(String, String, String)>,
 }
 
 /// Every verdict a case may have: the statuses a genuine outcome settles a request with, or
 /// `blocked`.
 const VERDICTS: [&str; 5] = ["answered", "declined", "defaulted", "expired", "blocked"];
 /// What a reader may need to know to refuse a case (see the corpus' README.md).
-const NEEDS: [&str; 5] = ["outcome", "questions", "dialect", "validity", "owner"];
-/// Who may own a case's outcome file.
-const WRITERS: [&str; 3] = ["asker", "member", "outsider"];
+const NEEDS: [&str; 6] = [
+    "outcome",
+    "questions",
+    "dialect",
+    "validity",
+    "owner",
+    "approvals",
+];
+/// Who may own a case's outcome file (and its approval files).
+const WRITERS: [&str; 4] = ["asker", "member", "second-member", "outsider"];
 /// The request of a case that names none.
 const DEFAULT_REQUEST: &str = "confirm";
 
@@ -81,6 +92,16 @@ fn cases() -> BTreeMap<String, Verdict> {
                 needs: text(&entry, "needs"),
                 request: text(&entry, "request").unwrap_or_else(|| DEFAULT_REQUEST.into()),
                 writer: text(&entry, "writer").unwrap_or_else(|| "asker".into()),
+                approvals: entry["approvals"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|a| {
+                        let by = text(a, "by").unwrap_or_default();
+                        let owner = text(a, "owner").unwrap_or_else(|| by.clone());
+                        (by, owner, text(a, "file").unwrap_or_default())
+                    })
+                    .collect(),
             };
             (name, verdict)
         })
@@ -89,7 +110,7 @@ fn cases() -> BTreeMap<String, Verdict> {
     for entry in std::fs::read_dir(corpus_dir()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         assert!(
-            ["verdicts.json", "README.md", "requests"].contains(&name.as_str())
+            ["verdicts.json", "README.md", "requests", "approvals"].contains(&name.as_str())
                 || cases.contains_key(&name),
             "{name} has no verdict in verdicts.json"
         );
@@ -123,6 +144,19 @@ fn cases() -> BTreeMap<String, Verdict> {
             "{name}: unknown writer {}",
             case.writer
         );
+        for (by, owner, file) in &case.approvals {
+            assert!(
+                WRITERS.contains(&by.as_str()) && WRITERS.contains(&owner.as_str()),
+                "{name}: unknown approver {by} or owner {owner}"
+            );
+            assert!(
+                corpus_dir()
+                    .join("approvals")
+                    .join(format!("{file}.json"))
+                    .is_file(),
+                "{name}: no approval template {file}"
+            );
+        }
         assert!(
             corpus_dir()
                 .join("requests")
@@ -143,13 +177,52 @@ fn cases() -> BTreeMap<String, Verdict> {
 }
 
 /// The writer's uid and account name, if not this account's; `Err` when there are no other
-/// accounts here.
+/// accounts here (for the outcome's writer or the owner of any of its approval files).
 fn writer(case: &Verdict) -> Result<Option<(u32, &'static str)>, String> {
-    Ok(match case.writer.as_str() {
+    for (by, owner, _) in &case.approvals {
+        role(by)?;
+        role(owner)?;
+    }
+    role(&case.writer)
+}
+
+/// A role's uid and account name, if not this account's.
+fn role(name: &str) -> Result<Option<(u32, &'static str)>, String> {
+    Ok(match name {
         "member" => Some((accounts::crew()?.members[0], accounts::MEMBERS[0])),
+        "second-member" => Some((accounts::crew()?.members[1], accounts::MEMBERS[1])),
         "outsider" => Some((accounts::crew()?.outsider, accounts::OUTSIDER)),
         _ => None,
     })
+}
+
+/// `operator:<the account of a role>`.
+fn operator_of(name: &str) -> String {
+    match role(name).ok().flatten() {
+        Some((_, account)) => format!("operator:{account}"),
+        None => util::operator(),
+    }
+}
+
+/// A template of a case with its names filled in (the corpus' README lists them).
+fn fill(template: &str, id: &str, case: &Verdict) -> String {
+    let sha = inbox_protocol::sha256_hex(request(&case.request, id).as_bytes());
+    template
+        .replace("{{id}}", id)
+        .replace("{{sha256}}", &sha)
+        .replace("{{operator}}", &util::operator())
+        .replace("{{writer}}", &operator_of(&case.writer))
+        .replace("{{member}}", &operator_of("member"))
+        .replace("{{second-member}}", &operator_of("second-member"))
+}
+
+/// Places a file at `path` as a forger would, 0640, and gives it to `owner` (a role).
+fn forge(path: &std::path::Path, bytes: &str, owner: &str) {
+    std::fs::write(path, bytes).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    if let Some((uid, _)) = role(owner).unwrap() {
+        std::os::unix::fs::chown(path, Some(uid), None).unwrap();
+    }
 }
 
 /// Runs the inbox, in team mode when it has a team.
@@ -218,23 +291,28 @@ fn no_forged_outcome_counts_as_an_answer() {
         );
     }
     for ((name, case), id) in cases.iter().zip(&ids) {
-        let template = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
-        let sha = inbox_protocol::sha256_hex(request(&case.request, id).as_bytes());
-        let forged = template
-            .replace("{{id}}", id)
-            .replace("{{sha256}}", &sha)
-            .replace("{{operator}}", &util::operator());
-        let writer = writer(case).unwrap();
-        let forged = match writer {
-            Some((_, name)) => forged.replace("{{writer}}", &format!("operator:{name}")),
-            None => forged.replace("{{writer}}", &util::operator()),
-        };
-        let path = inbox.outcome_path(id);
-        std::fs::write(&path, forged).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        if let Some((uid, _)) = writer {
-            std::os::unix::fs::chown(&path, Some(uid), None).unwrap();
+        // The approvals first, as their inboxes place them before the outcome, in
+        // approvals/ as an inbox makes it (the spool's group and mode).
+        for (by, owner, file) in &case.approvals {
+            let dir = inbox.spool().join("approvals");
+            if !dir.exists() {
+                std::fs::create_dir(&dir).unwrap();
+                let root = std::fs::metadata(inbox.spool()).unwrap();
+                std::fs::set_permissions(&dir, root.permissions()).unwrap();
+            }
+            let template = corpus_dir().join("approvals").join(format!("{file}.json"));
+            let template = std::fs::read_to_string(template).unwrap();
+            let approver = operator_of(by);
+            let account = approver.trim_start_matches("operator:");
+            let bytes = fill(&template, id, case).replace("{{approver}}", &approver);
+            forge(&dir.join(format!("{id}+{account}.json")), &bytes, owner);
         }
+        let template = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
+        forge(
+            &inbox.outcome_path(id),
+            &fill(&template, id, case),
+            &case.writer,
+        );
     }
 
     let fresh = inbox.dir.path().join("fresh.sqlite3");

@@ -20,7 +20,7 @@ import json
 import os
 import pwd
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 from conftest import CREW_MEMBERS, OUTSIDER, REPO_DIR, Crew, crew, team_spool, write_outcome
@@ -34,13 +34,15 @@ CORPUS = REPO_DIR / "tests" / "data" / "hostile" / "outcomes"
 #: outcome file with the request's id and version, and the questions of a request in the
 #: inbox's own shapes, and who owns the file. Not another system's dialect, not whether a
 #: request is valid.
-NEEDS = ("outcome", "questions", "dialect", "validity", "owner")
-KNOWS = ("outcome", "questions", "owner")
+NEEDS = ("outcome", "questions", "dialect", "validity", "owner", "approvals")
+KNOWS = ("outcome", "questions", "owner", "approvals")
 
-#: Who may own a case's outcome file, and the account name each stands for.
+#: Who may own a case's outcome file (or approval files), and the account name each
+#: stands for.
 WRITERS = {
     "asker": pwd.getpwuid(os.geteuid()).pw_name,
     "member": CREW_MEMBERS[0],
+    "second-member": CREW_MEMBERS[1],
     "outsider": OUTSIDER,
 }
 
@@ -58,17 +60,55 @@ def case_files(name: str) -> Tuple[bytes, bytes]:
     id = name[: -len(".json")]
     request = (CORPUS / "requests" / f"{entry.get('request', 'confirm')}.json").read_text()
     request = request.replace("{{id}}", id)
-    sha = hashlib.sha256(request.encode()).hexdigest()
-    outcome = (CORPUS / name).read_text()
-    outcome = outcome.replace("{{id}}", id).replace("{{sha256}}", sha)
-    outcome = outcome.replace("{{operator}}", OPERATOR)
-    outcome = outcome.replace("{{writer}}", f"operator:{WRITERS[entry.get('writer', 'asker')]}")
-    return request.encode(), outcome.encode()
+    return request.encode(), fill((CORPUS / name).read_text(), name, request).encode()
+
+
+def fill(template: str, name: str, request: str) -> str:
+    """A template of case ``name`` with its names filled in (the README lists them)."""
+    filled = template.replace("{{id}}", name[: -len(".json")])
+    filled = filled.replace("{{sha256}}", hashlib.sha256(request.encode()).hexdigest())
+    filled = filled.replace("{{operator}}", OPERATOR)
+    filled = filled.replace("{{writer}}", f"operator:{WRITERS[manifest()[name].get('writer', 'asker')]}")
+    filled = filled.replace("{{member}}", f"operator:{WRITERS['member']}")
+    return filled.replace("{{second-member}}", f"operator:{WRITERS['second-member']}")
+
+
+def approval_files(name: str) -> List[Tuple[str, str, bytes]]:
+    """The approval files case ``name`` places: (the account it names, the role that owns
+    it, its bytes)."""
+    entry = manifest()[name]
+    request = case_files(name)[0].decode()
+    found = []
+    for approval in entry.get("approvals", []):
+        template = (CORPUS / "approvals" / f"{approval['file']}.json").read_text()
+        account = WRITERS[approval["by"]]
+        data = fill(template, name, request).replace("{{approver}}", f"operator:{account}")
+        found.append((account, approval.get("owner", approval["by"]), data.encode()))
+    return found
 
 
 def owner(team: Crew, writer: str) -> Optional[int]:
     """The uid a case's file is given to, if not this account's."""
-    return {"member": team.members[0], "outsider": team.outsider}.get(writer)
+    uids = {"member": team.members[0], "second-member": team.members[1]}
+    return {**uids, "outsider": team.outsider}.get(writer)
+
+
+def write_approval(placed: Placed, account: str, data: bytes) -> Path:
+    """Places ``account``'s approval file as an inbox does (whole, then linked), in
+    ``approvals/``, made as the inbox makes it when missing (the spool's group and mode)."""
+    approvals = Path(placed.spool, "approvals")
+    if not approvals.exists():
+        approvals.mkdir()
+        spool_dir = Path(placed.spool).stat()
+        os.chown(approvals, -1, spool_dir.st_gid)
+        approvals.chmod(spool_dir.st_mode & 0o7777)
+    tmp = Path(placed.spool, "tmp", f"{placed.id}+{account}.forged")
+    tmp.write_bytes(data)
+    tmp.chmod(0o640)
+    path = approvals / f"{placed.id}+{account}.json"
+    os.link(tmp, path)
+    tmp.unlink()
+    return path
 
 
 def look(placed: Placed) -> Tuple[Optional[str], Optional[str]]:
@@ -93,6 +133,9 @@ def test_the_corpus_is_there_and_says_what_each_case_needs() -> None:
         assert (CORPUS / name).is_file(), name
         assert entry.get("needs", "outcome") in NEEDS, name
         assert entry.get("writer", "asker") in WRITERS, name
+        for approval in entry.get("approvals", []):
+            assert approval["by"] in WRITERS and approval.get("owner", "asker") in WRITERS, name
+            assert (CORPUS / "approvals" / f"{approval['file']}.json").is_file(), name
         assert (CORPUS / "requests" / f"{entry.get('request', 'confirm')}.json").is_file(), name
 
 
@@ -103,11 +146,16 @@ def test_the_client_gives_the_case_its_verdict(tmp_path: Path, name: str) -> Non
     team = crew()
     writer = entry.get("writer", "asker")
     if isinstance(team, str):
-        if writer != "asker":
+        if writer != "asker" or "approvals" in entry:
             pytest.skip(f"written by another account: {team}")
     else:
         team_spool(tmp_path / "spool", team)
     placed = answer_inbox.place(request, tmp_path / "spool")
+    # The approvals first, as their inboxes place them before the outcome.
+    for account, role, data in approval_files(name):
+        path = write_approval(placed, account, data)
+        if not isinstance(team, str) and owner(team, role) is not None:
+            os.chown(path, owner(team, role), -1)
     write_outcome(placed, outcome)
     uid = None if isinstance(team, str) else owner(team, writer)
     if uid is not None:

@@ -38,6 +38,16 @@ struct Case {
     request: String,
     /// The outcome file, as written.
     outcome: String,
+    /// The approval files placed before it (the case's `approvals`).
+    approvals: Vec<ApprovalFile>,
+}
+
+/// One approval file a case places: `approvals/<id>+<account of by>.json`, given to the
+/// account of `owner` (the role `by` unless the case says otherwise).
+struct ApprovalFile {
+    by: String,
+    owner: String,
+    bytes: String,
 }
 
 impl Case {
@@ -50,14 +60,12 @@ impl Case {
     }
 
     /// The account the file is given to, if not the test's own; `Err` when there are no
-    /// other accounts here (see [`accounts::crew`]).
+    /// other accounts here (see [`accounts::crew`]), for the outcome or any approval file.
     fn owner(&self) -> Result<Option<u32>, String> {
-        match self.writer.as_str() {
-            "asker" => Ok(None),
-            "member" => Ok(Some(accounts::crew()?.members[0])),
-            "outsider" => Ok(Some(accounts::crew()?.outsider)),
-            other => panic!("{}: unknown writer {other}", self.name),
+        for approval in &self.approvals {
+            role_uid(&approval.owner)?;
         }
+        role_uid(&self.writer)
     }
 
     /// The status the file claims (for a case this client cannot refuse).
@@ -76,13 +84,50 @@ fn operator() -> String {
     format!("operator:{}", inbox_spool::current_account())
 }
 
-/// The account name of a case's `writer`.
+/// The account name of a role (a case's `writer`, an approval's `by` and `owner`).
 fn writer_account(writer: &str) -> String {
     match writer {
         "member" => accounts::MEMBERS[0].to_owned(),
+        "second-member" => accounts::MEMBERS[1].to_owned(),
         "outsider" => accounts::OUTSIDER.to_owned(),
         _ => inbox_spool::current_account(),
     }
+}
+
+/// The uid a role's files are given to, if not the test's own account's.
+fn role_uid(role: &str) -> Result<Option<u32>, String> {
+    match role {
+        "asker" => Ok(None),
+        "member" => Ok(Some(accounts::crew()?.members[0])),
+        "second-member" => Ok(Some(accounts::crew()?.members[1])),
+        "outsider" => Ok(Some(accounts::crew()?.outsider)),
+        other => panic!("unknown role {other}"),
+    }
+}
+
+/// A template with the case's names filled in: `{{id}}`, `{{sha256}}` (of the request as
+/// placed), `{{operator}}`, `{{writer}}` and `{{member}}`, `{{second-member}}`
+/// (`operator:<account>` each).
+fn fill(template: &str, id: &str, request: &str, writer: &str) -> String {
+    template
+        .replace("{{id}}", id)
+        .replace(
+            "{{sha256}}",
+            &inbox_protocol::sha256_hex(request.as_bytes()),
+        )
+        .replace("{{operator}}", &operator())
+        .replace(
+            "{{writer}}",
+            &format!("operator:{}", writer_account(writer)),
+        )
+        .replace(
+            "{{member}}",
+            &format!("operator:{}", writer_account("member")),
+        )
+        .replace(
+            "{{second-member}}",
+            &format!("operator:{}", writer_account("second-member")),
+        )
 }
 
 /// Every case, its templates filled in for request id `<case>`.
@@ -101,18 +146,30 @@ fn cases() -> Vec<Case> {
                 std::fs::read_to_string(dir.join("requests").join(format!("{request_name}.json")))
                     .unwrap()
                     .replace("{{id}}", &id);
-            let outcome = std::fs::read_to_string(dir.join(&name))
-                .unwrap()
-                .replace("{{id}}", &id)
-                .replace(
-                    "{{sha256}}",
-                    &inbox_protocol::sha256_hex(request.as_bytes()),
-                )
-                .replace("{{operator}}", &operator())
-                .replace(
-                    "{{writer}}",
-                    &format!("operator:{}", writer_account(&writer)),
-                );
+            let outcome = fill(
+                &std::fs::read_to_string(dir.join(&name)).unwrap(),
+                &id,
+                &request,
+                &writer,
+            );
+            let approvals = entry["approvals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|approval| {
+                    let by = approval["by"].as_str().unwrap().to_owned();
+                    let file = approval["file"].as_str().unwrap();
+                    let template =
+                        std::fs::read_to_string(dir.join("approvals").join(format!("{file}.json")))
+                            .unwrap();
+                    ApprovalFile {
+                        bytes: fill(&template, &id, &request, &writer)
+                            .replace("{{approver}}", &format!("operator:{}", writer_account(&by))),
+                        owner: approval["owner"].as_str().unwrap_or(&by).to_owned(),
+                        by,
+                    }
+                })
+                .collect();
             Case {
                 verdict: text("verdict").unwrap(),
                 reason: text("reason"),
@@ -120,6 +177,7 @@ fn cases() -> Vec<Case> {
                 writer,
                 request,
                 outcome,
+                approvals,
                 name,
             }
         })
@@ -133,7 +191,7 @@ fn knows(needs: &str) -> bool {
     match needs {
         "outcome" => true,
         "questions" | "dialect" | "validity" => cfg!(feature = "validate"),
-        "owner" => true,
+        "owner" | "approvals" => true,
         other => panic!("unknown needs {other}"),
     }
 }
@@ -161,6 +219,18 @@ fn the_client_gives_every_case_its_verdict() {
         .collect();
     for case in &cases {
         asker.place(case.request.as_str(), None).unwrap();
+        // The approvals first, as their inboxes place them before the outcome.
+        for approval in &case.approvals {
+            let account = writer_account(&approval.by);
+            asker
+                .spool()
+                .place_approval(case.id(), &account, approval.bytes.as_bytes())
+                .unwrap();
+            if let Some(uid) = role_uid(&approval.owner).unwrap() {
+                let path = asker.spool().approval_path(case.id(), &account).unwrap();
+                std::os::unix::fs::chown(path, Some(uid), None).unwrap();
+            }
+        }
         asker
             .spool()
             .write_outcome(case.id(), case.outcome.as_bytes())
@@ -205,8 +275,9 @@ fn the_client_gives_every_case_its_verdict() {
 /// the file (`verify_outcome`, what this client runs without `validate`), and only those
 /// cases are; `dialect` is for requests in another system's dialect, `questions` for the
 /// inbox's own shapes; `owner` cases are refused for who wrote them (`verify_owner`, or an
-/// outsider's file, which a spool never reads), and only they are; with `validate`,
-/// `verify_outcome_for` refuses every case but those that need the file's owner.
+/// outsider's file, which a spool never reads), and only they are; `approvals` cases for
+/// the approval files they list, and only they are; with `validate`, `verify_outcome_for`
+/// refuses every case but those that need the file's owner or its approvals.
 #[test]
 fn what_each_case_needs_is_what_refuses_it() {
     for case in cases() {
@@ -233,6 +304,26 @@ fn what_each_case_needs_is_what_refuses_it() {
             "{name}: refused for its writer {}",
             case.writer
         );
+        // `approvals` cases are refused for the approval files they list (`verify_approvals`,
+        // each file read as placed, with the account it is given to), and only they are.
+        let by_approvals = parsed.as_ref().is_ok_and(|outcome| {
+            let read = |account: &str| -> inbox_protocol::approval::ReadApproval {
+                let file = case
+                    .approvals
+                    .iter()
+                    .find(|a| writer_account(&a.by) == account)
+                    .ok_or("the file does not exist")?;
+                let approval =
+                    inbox_protocol::approval::Approval::from_file_bytes(file.bytes.as_bytes())?;
+                Ok((approval, Some(writer_account(&file.owner)), 0))
+            };
+            inbox_protocol::approval::verify_approvals(outcome, read).is_err()
+        });
+        assert_eq!(
+            by_approvals,
+            case.blocked() && case.needs == "approvals",
+            "{name}: refused for its approvals"
+        );
         let request: Value = serde_json::from_str(&case.request).unwrap();
         let own = matches!(
             detect_shape(&request),
@@ -257,7 +348,7 @@ fn what_each_case_needs_is_what_refuses_it() {
             });
             assert_eq!(
                 verified.is_err(),
-                case.blocked() && case.needs != "owner",
+                case.blocked() && !["owner", "approvals"].contains(&case.needs.as_str()),
                 "{name}: {verified:?}"
             );
         }
