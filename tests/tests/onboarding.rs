@@ -35,7 +35,18 @@ fn completions_print_the_script_packages_install() {
         let shipped =
             std::fs::read_to_string(repo().join("crates/cli/assets/completions").join(asset))
                 .unwrap();
-        assert_eq!(stdout(&out), shipped, "{shell}: not the packaged script");
+        let printed = stdout(&out);
+        // The first line that differs, not two whole scripts.
+        let differs = printed
+            .lines()
+            .zip(shipped.lines())
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("printed {a:?}, packaged {b:?}"));
+        assert!(
+            printed == shipped,
+            "{shell}: not the packaged script: {}",
+            differs.unwrap_or_else(|| "one is longer".to_owned())
+        );
     }
     let out = inbox.run(&["completions", "tcsh"]);
     assert_eq!(code(&out), 2);
@@ -310,6 +321,162 @@ fn setup_fetches_a_node_when_the_distributions_one_is_too_old() {
             said.contains("would fetch Node.js 22."),
             fetches,
             "with node {old}: {said}"
+        );
+    }
+}
+
+fn read_json(path: &str) -> Value {
+    let full = repo().join(path);
+    let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is not JSON: {e}"))
+}
+
+/// `answer-inbox ARGS... --help` exits 0: each subcommand and option named exists (clap
+/// refuses an unknown one before it reaches --help).
+fn assert_command_exists(inbox: &Inbox, words: &[String], named_in: &str) {
+    assert_eq!(words[0], "answer-inbox", "{named_in} runs {words:?}");
+    let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    args.push("--help");
+    let out = inbox.run(&args);
+    assert_eq!(
+        code(&out),
+        0,
+        "{named_in} names `{}`, which answer-inbox refuses: {}",
+        words.join(" "),
+        stderr(&out)
+    );
+}
+
+/// The Claude Code plugin: a manifest, hooks for the events `hook claude-code` answers with
+/// a hook timeout longer than the inbox's, and the MCP server, each naming a real command;
+/// and the marketplace that installs it from a local path.
+#[test]
+fn the_claude_code_plugin_parses_and_names_real_commands() {
+    let inbox = Inbox::new();
+    let plugin = "integrations/claude-code-plugin";
+    let manifest = read_json(&format!("{plugin}/.claude-plugin/plugin.json"));
+    let name = manifest["name"].as_str().unwrap();
+    assert!(
+        name.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+        "plugin names are kebab-case: {name}"
+    );
+
+    let hooks = read_json(&format!("{plugin}/hooks/hooks.json"));
+    let events = hooks["hooks"]
+        .as_object()
+        .expect("hooks.json has a hooks object");
+    assert!(events.contains_key("PermissionRequest") && events.contains_key("Elicitation"));
+    for (event, entries) in events {
+        assert!(
+            ["PermissionRequest", "PreToolUse", "Elicitation"].contains(&event.as_str()),
+            "`hook claude-code` does not answer {event}"
+        );
+        for entry in entries.as_array().unwrap() {
+            assert!(entry["matcher"].is_string(), "{event}: {entry}");
+            for hook in entry["hooks"].as_array().unwrap() {
+                assert_eq!(hook["type"], json!("command"));
+                let words: Vec<String> = hook["command"]
+                    .as_str()
+                    .unwrap()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect();
+                assert_eq!(&words[1..3], ["hook", "claude-code"], "{event}");
+                assert_command_exists(&inbox, &words, &format!("{event} hook"));
+                // Claude Code's hook timeout (seconds) outlasts --timeout, or it stops first.
+                let wait = words
+                    .iter()
+                    .position(|w| w == "--timeout")
+                    .map(|i| humantime_secs(&words[i + 1]))
+                    .unwrap();
+                assert!(hook["timeout"].as_u64().unwrap() > wait, "{event}: {hook}");
+            }
+        }
+    }
+
+    let mcp = read_json(&format!("{plugin}/.mcp.json"));
+    let servers = mcp["mcpServers"].as_object().unwrap();
+    assert!(!servers.is_empty());
+    for (server, config) in servers {
+        let mut words = vec![config["command"].as_str().unwrap().to_owned()];
+        for arg in config["args"].as_array().unwrap() {
+            words.push(arg.as_str().unwrap().to_owned());
+        }
+        assert_eq!(words, ["answer-inbox", "mcp"], "{server}");
+        assert_command_exists(&inbox, &words, &format!(".mcp.json {server}"));
+    }
+
+    // The marketplace installs the plugin from a path relative to itself.
+    let market = read_json("integrations/.claude-plugin/marketplace.json");
+    assert!(market["name"].is_string() && market["owner"]["name"].is_string());
+    let listed = &market["plugins"][0];
+    assert_eq!(listed["name"], json!(name));
+    let source = listed["source"].as_str().unwrap();
+    assert!(source.starts_with("./"), "{source}");
+    let found = repo().join("integrations").join(source);
+    assert_eq!(
+        found.canonicalize().unwrap(),
+        repo().join(plugin).canonicalize().unwrap()
+    );
+}
+
+/// "10m" -> 600: the hook's --timeout, in seconds.
+fn humantime_secs(text: &str) -> u64 {
+    let (number, unit) = text.split_at(text.len() - 1);
+    let number: u64 = number.parse().unwrap();
+    match unit {
+        "s" => number,
+        "m" => number * 60,
+        "h" => number * 3600,
+        _ => panic!("a --timeout in s, m or h: {text}"),
+    }
+}
+
+/// The MCP registry entry: the rules of the registry's server.json schema this file can
+/// break (name pattern, description length, a fixed package version, a stdio transport,
+/// positional arguments with a value), and the command it makes exists.
+#[test]
+fn the_mcp_registry_entry_follows_the_schema_and_runs_the_server() {
+    let inbox = Inbox::new();
+    let server = read_json("integrations/mcp-registry/server.json");
+    assert!(server["$schema"]
+        .as_str()
+        .unwrap()
+        .ends_with("/server.schema.json"));
+    let name = server["name"].as_str().unwrap();
+    let (namespace, short) = name.split_once('/').unwrap();
+    assert!(
+        !short.contains('/') && namespace.starts_with("io.github."),
+        "{name}"
+    );
+    let description = server["description"].as_str().unwrap();
+    assert!(
+        (1..=100).contains(&description.chars().count()),
+        "description: 1 to 100 characters"
+    );
+    let workspace = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
+    let version = server["version"].as_str().unwrap();
+    assert!(
+        workspace.contains(&format!("version = \"{version}\"")),
+        "server.json's version {version} is not the workspace's"
+    );
+    let package = &server["packages"][0];
+    assert_eq!(package["registryType"], json!("cargo"));
+    assert_eq!(package["identifier"], json!("answer-inbox"));
+    assert_eq!(package["version"], json!(version));
+    assert_eq!(package["transport"]["type"], json!("stdio"));
+    let mut words = vec![String::from("answer-inbox")];
+    for argument in package["packageArguments"].as_array().unwrap() {
+        assert_eq!(argument["type"], json!("positional"));
+        words.push(argument["value"].as_str().unwrap().to_owned());
+    }
+    assert_command_exists(&inbox, &words, "server.json");
+    for variable in package["environmentVariables"].as_array().unwrap() {
+        let name = variable["name"].as_str().unwrap();
+        assert!(
+            name.starts_with("ANSWER_INBOX_"),
+            "{name} is not a variable answer-inbox reads"
         );
     }
 }
