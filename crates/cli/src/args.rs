@@ -144,6 +144,7 @@ pub enum Command {
     Demo(DemoArgs),
     Mcp(McpArgs),
     Audit(AuditArgs),
+    Stats(StatsArgs),
     Policy(PolicyArgs),
     Snooze(SnoozeArgs),
     Unsnooze(UnsnoozeArgs),
@@ -493,6 +494,38 @@ pub struct PolicyShowArgs {
     /// Print the shipped policy, whatever is in force (a starting point for your own file).
     #[arg(long)]
     pub shipped: bool,
+}
+
+/// Who answers how fast: per source and per operator, over a period (default 30 days).
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Who answers how fast, from the inbox's database: for the requests settled \
+    in a period (default: the last 30 days), per source (the request's `source.app`) and per \
+    operator (the OS account that answered): how many, how many were answered, declined, \
+    expired or cancelled, and the median and 90th percentile of the time from a request's \
+    placing to a person's answer or decline. An operator's count is their answers, declines \
+    and approvals (docs/TEAMS.md: each approver of a request that needed several counts, \
+    timed by their own approval); their expired count is the requests assigned to them that \
+    expired. Decisions by a policy (defaults, expiry) count for the source but have no time \
+    to answer. Requests rejected as invalid are not counted. Exit 1 for a period that cannot \
+    be read.",
+    after_help = "Examples:\n  \
+        answer-inbox stats\n  \
+        answer-inbox stats --since 7d\n  \
+        answer-inbox stats --since 2026-11-01 --json"
+)]
+pub struct StatsArgs {
+    /// The period's start: a duration back from now (`7d`, `12h`, `90m`, `2weeks`) or a
+    /// date (`2026-11-01`, local midnight; or RFC 3339, `2026-11-01T09:00:00Z`).
+    #[arg(long, value_name = "DURATION|DATE", default_value = "30d")]
+    pub since: String,
+
+    /// Print one JSON object: `{"since", "until", "sources": [{"app", "count", "answered",
+    /// "declined", "expired", "cancelled", "median_ms", "p90_ms"}], "operators":
+    /// [{"operator", "count", "answered", "declined", "expired", "median_ms", "p90_ms"}]}`
+    /// (`app` null for requests that name none; times null where no person decided).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Snooze a pending request: it leaves the pending list and the tray count and is

@@ -58,6 +58,7 @@ fn dispatch(cli: &Cli) -> anyhow::Result<u8> {
         Command::Demo(_) => commands::demo::run(locations),
         Command::Mcp(args) => commands::mcp::run(locations, args),
         Command::Audit(args) => commands::audit::run(locations, args),
+        Command::Stats(args) => commands::stats::run(locations, args),
         Command::Policy(args) => commands::policy::run(locations, args),
         Command::Snooze(args) => commands::snooze::snooze(locations, args),
         Command::Unsnooze(args) => commands::snooze::unsnooze(locations, args),

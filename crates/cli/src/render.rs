@@ -97,7 +97,7 @@ pub fn summary_table(rows: &[RequestSummary], with_status: bool, now: DateTime<U
 }
 
 /// Left-aligned columns, two spaces apart, no trailing blanks.
-fn align(table: &[Vec<String>]) -> String {
+pub fn align(table: &[Vec<String>]) -> String {
     let columns = table.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

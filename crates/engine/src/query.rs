@@ -88,6 +88,12 @@ impl<'a> Queries<'a> {
         self.store.unwritten(id)
     }
 
+    /// Requests settled or cancelled at or after `since` (not rejected ones), each with its
+    /// outcome and judgement, oldest settled first: what `answer-inbox stats` counts.
+    pub fn settled_since(&self, since: DateTime<Utc>) -> Result<Vec<RequestDetail>, StoreError> {
+        self.store.settled_since(since)
+    }
+
     /// The event log of one request, oldest first.
     pub fn events_of(&self, id: &str) -> Result<Vec<LoggedEvent>, StoreError> {
         self.store.events_of(id)

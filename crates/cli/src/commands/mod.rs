@@ -18,6 +18,7 @@ pub mod serve;
 pub mod service;
 pub mod show;
 pub mod snooze;
+pub mod stats;
 pub mod watch;
 
 use anyhow::{bail, Result};

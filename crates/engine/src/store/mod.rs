@@ -19,7 +19,8 @@
 //!   (judgements, the next deadline);
 //! - `snoozes.rs`: the operator's snoozes; `notices.rs`: what the operator was told;
 //! - `events.rs`: the event log, appended as a hash chain ([`crate::audit`]);
-//! - `problems.rs`: spool problems seen.
+//! - `problems.rs`: spool problems seen;
+//! - `stats.rs`: the settled requests of a period, for `answer-inbox stats`.
 
 mod events;
 mod judging;
@@ -31,6 +32,7 @@ mod requests;
 mod rows;
 mod schema;
 mod snoozes;
+mod stats;
 #[cfg(test)]
 mod tests;
 
