@@ -480,3 +480,16 @@ fn the_mcp_registry_entry_follows_the_schema_and_runs_the_server() {
         );
     }
 }
+
+/// The README's one-line Codex set-up (`codex mcp add NAME -- COMMAND...`, Codex's own
+/// syntax) starts a command that exists.
+#[test]
+fn the_readmes_codex_line_runs_a_real_command() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let line = readme
+        .split('`')
+        .find_map(|code| code.strip_prefix("codex mcp add answer-inbox -- "))
+        .expect("the README gives `codex mcp add answer-inbox -- ...`");
+    let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+    assert_command_exists(&Inbox::new(), &words, "the README's codex line");
+}
