@@ -328,3 +328,84 @@ async fn a_batch_takes_a_key_per_question_and_keeps_its_review() {
     );
     d.finish().await;
 }
+
+/// Teams (docs/TEAMS.md) in the window: a request the team's policy assigns to another member
+/// is shown read-only, with who answers it; one that needs two people's approval records this
+/// operator's as "1 of 2" and stays pending. The app's operator is root; the other member is
+/// the system account `daemon`, in a team spool of the group `daemon`.
+#[tokio::test]
+async fn a_request_assigned_to_another_is_read_only_and_two_person_approval_counts() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    // The account database as `getent group daemon` has it.
+    let groups = std::fs::read_to_string("/etc/group").unwrap();
+    let daemon_gid: u32 = groups
+        .lines()
+        .find_map(|line| line.strip_prefix("daemon:"))
+        .and_then(|rest| rest.split(':').nth(1)?.parse().ok())
+        .expect("the daemon group");
+    if tempfile::tempdir()
+        .unwrap()
+        .path()
+        .metadata()
+        .unwrap()
+        .uid()
+        != 0
+    {
+        eprintln!("SKIPPED: a team spool of another group needs root");
+        return;
+    }
+    let d = Desktop::start_prepared(|root| {
+        let spool = root.join("spool");
+        std::fs::create_dir_all(&spool).unwrap();
+        std::os::unix::fs::chown(&spool, None, Some(daemon_gid)).unwrap();
+        std::fs::set_permissions(&spool, std::fs::Permissions::from_mode(0o2770)).unwrap();
+        // The team's policy: the spool owner's file, read by every member's inbox alike.
+        std::fs::write(
+            spool.join("team-policy.toml"),
+            "[[rule]]\nname = \"rotations-are-daemons\"\ntitle = \"*Rotate*\"\nassign = [\"daemon\"]\n\n\
+             [[rule]]\nname = \"deploys-need-two\"\ntitle = \"*Deploy*\"\nassign = [\"root\", \"daemon\"]\n\
+             approvals = 2\n",
+        )
+        .unwrap();
+        let settings = root.join("config/answer-inbox/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(
+            &settings,
+            json!({"spool_dir": spool.display().to_string(), "team": "daemon"}).to_string(),
+        )
+        .unwrap();
+    })
+    .await;
+    d.place_request("rotate-1", &confirm("Rotate the signing keys"));
+    d.place_request("deploy-1", &confirm("Deploy to production"));
+    desktop::eventually("both rows", STEP, || async {
+        (d.row_ids().await.len() == 2).then_some(())
+    })
+    .await;
+    let badge = d.text("[data-id=rotate-1] [data-testid=assigned]").await;
+    assert_eq!(badge, "assigned to daemon");
+
+    d.open("rotate-1").await;
+    let notice = d.text("[data-testid=assigned-notice]").await;
+    assert!(notice.contains("Assigned to daemon"), "{notice}");
+    assert!(
+        d.all("[data-testid=submit]:not([disabled])")
+            .await
+            .is_empty(),
+        "no submit for a request assigned to another"
+    );
+    d.screenshot("team-assigned").await;
+    d.click("[data-testid=back-to-list]").await;
+
+    d.open("deploy-1").await;
+    d.click("[data-testid=yes]").await;
+    d.submit().await;
+    let approved = d.text("[data-testid=approved]").await;
+    assert!(approved.contains("1 of 2: approved by root"), "{approved}");
+    d.screenshot("team-approvals").await;
+    assert!(
+        !d.outcome_path("deploy-1").exists(),
+        "one approval of two settles nothing"
+    );
+    d.finish().await;
+}

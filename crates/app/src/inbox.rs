@@ -424,6 +424,12 @@ impl Inbox {
                 outcome: OutcomeView::of(&outcome, request.as_ref()),
                 error,
             }),
+            Err(SettleError::AwaitingApprovals {
+                progress, needed, ..
+            }) => Ok(SubmitResult::Approved {
+                progress: inbox_protocol::text::one_line(&progress).into_owned(),
+                needed,
+            }),
             Err(error) => Err(error.into()),
         }
     }

@@ -119,6 +119,43 @@ pub struct JudgementView {
     pub held: Option<String>,
     /// The policy's next timed step, unless a person answers first.
     pub next: Option<NextStepView>,
+    /// Who answers it, when its rule assigns people (docs/TEAMS.md).
+    pub team: Option<TeamView>,
+}
+
+/// Who answers a request whose rule assigns people, and the approvals it has so far.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct TeamView {
+    /// The rule's `assign`, as written ("alice", "@ops").
+    pub assign: Vec<String>,
+    /// The accounts that may answer, groups expanded.
+    pub assignees: Vec<String>,
+    /// Entries of `assign` that name nobody on this machine.
+    pub unknown: Vec<String>,
+    /// Whether the operator of this inbox is one of them.
+    pub mine: bool,
+    /// Whether another member may take it over (and answer it, recorded as a take-over).
+    pub takeover: bool,
+    /// How many distinct accounts must approve the same answers.
+    pub approvals_needed: u32,
+    /// The approvals that count so far.
+    pub approvals: Vec<ApprovalView>,
+    /// "1 of 2: approved by alice".
+    pub progress: String,
+    /// Set when none of its assignees exists here: what the rule does then (`escalate`,
+    /// `expire`, `hold`).
+    pub nobody: Option<String>,
+}
+
+/// One approval of a two-person request.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ApprovalView {
+    /// The account.
+    pub by: String,
+    /// RFC 3339.
+    pub at: String,
+    /// Where it was given (`window`, `cli`, `web`, ...), when known.
+    pub surface: Option<String>,
 }
 
 /// A timed step the policy will take unless a person answers first.
@@ -269,6 +306,9 @@ pub enum SubmitResult {
     /// The answer is decided and kept in the inbox's database, but the spool would not take
     /// its file yet (read-only or full): it is retried until written.
     Kept { outcome: OutcomeView, error: String },
+    /// The request needs more people's approval: this one is recorded (an approval file),
+    /// and it settles when `needed` distinct assignees approved the same answers.
+    Approved { progress: String, needed: u32 },
 }
 
 /// A snooze the inbox took.
@@ -552,6 +592,38 @@ impl JudgementView {
                 at: rfc3339(next.at),
                 what: line(&next.what),
             }),
+            team: judgement.team.as_ref().map(TeamView::of),
+        }
+    }
+}
+
+impl TeamView {
+    /// Account and group names come from the team's policy file: one line each.
+    pub fn of(team: &inbox_engine::engine::Team) -> TeamView {
+        let lines = |names: &[String]| names.iter().map(|name| line(name)).collect();
+        TeamView {
+            assign: lines(&team.assign),
+            assignees: lines(&team.assignees),
+            unknown: lines(&team.unknown),
+            mine: team.mine,
+            takeover: team.takeover,
+            approvals_needed: team.approvals_needed,
+            approvals: team
+                .approvals
+                .iter()
+                .map(|approval| ApprovalView {
+                    by: line(
+                        approval
+                            .by
+                            .strip_prefix(inbox_protocol::outcome::OPERATOR_PREFIX)
+                            .unwrap_or(&approval.by),
+                    ),
+                    at: rfc3339(approval.at),
+                    surface: approval.surface.as_ref().map(word),
+                })
+                .collect(),
+            progress: line(&team.progress()),
+            nobody: team.nobody.as_ref().map(word),
         }
     }
 }

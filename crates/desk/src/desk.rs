@@ -322,6 +322,8 @@ impl Desk {
                 Ok(SubmitResult::Settled { .. }) => {}
                 // The engine's `Unwritten` event has told the window already.
                 Ok(SubmitResult::Kept { .. }) => {}
+                // One approval of several: recorded; the window's list shows the progress.
+                Ok(SubmitResult::Approved { .. }) => self.changed(),
                 Ok(SubmitResult::AlreadySettled { outcome }) => (self.hooks.emit)(UiEvent::Error {
                     message: format!(
                         "your answer from the notification was not written: \"{id}\" was already {} by {}",

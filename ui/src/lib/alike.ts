@@ -33,6 +33,9 @@ export function alikeResult(result: AlikeAnswerView): { state: AlikeState; text:
       };
     case 'kept':
       return { state: 'kept', text: `Answered, waiting for the spool to take it (${submitted.error})` };
+    case 'approved':
+      // A two-person request: this approval is recorded; it settles when enough people approve.
+      return { state: 'kept', text: `Approved (${submitted.progress}); it settles when ${submitted.needed} people approve` };
   }
 }
 

@@ -98,6 +98,7 @@ export function judgement(overrides: Partial<JudgementView> = {}): JudgementView
     buttons: false,
     held: 'rule critical-needs-a-person: its autonomous mode is held for a person',
     next: null,
+    team: null,
     ...overrides,
   };
 }

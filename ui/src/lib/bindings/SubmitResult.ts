@@ -4,4 +4,4 @@ import type { OutcomeView } from "./OutcomeView";
 /**
  * What became of a submitted answer or decline.
  */
-export type SubmitResult = { "result": "settled", outcome: OutcomeView, } | { "result": "already_settled", outcome: OutcomeView, } | { "result": "kept", outcome: OutcomeView, error: string, };
+export type SubmitResult = { "result": "settled", outcome: OutcomeView, } | { "result": "already_settled", outcome: OutcomeView, } | { "result": "kept", outcome: OutcomeView, error: string, } | { "result": "approved", progress: string, needed: number, };
