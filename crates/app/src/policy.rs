@@ -27,9 +27,10 @@ pub const MAX_POLICY_BYTES: usize = 256 * 1024;
 /// `trouble` is the running inbox's report of a broken file (what stands instead); the
 /// problems are found afresh in the file's text.
 pub fn read_policy(path: &Path, trouble: Option<String>) -> Result<PolicyView, IpcError> {
-    let (text, exists) = match std::fs::read_to_string(path) {
-        Ok(text) => (text, true),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => (SHIPPED.to_owned(), false),
+    // Never blocking on a FIFO, never reading a device or a huge file to its end.
+    let (text, exists) = match inbox_engine::inbox_policy::read_to_show(path) {
+        Ok(Some(text)) => (text, true),
+        Ok(None) => (SHIPPED.to_owned(), false),
         Err(error) => {
             return Err(IpcError::new(
                 ErrorCode::Storage,
@@ -230,6 +231,31 @@ mod tests {
         assert_eq!(
             std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
             1
+        );
+    }
+
+    /// The Settings view never hangs on a FIFO where the policy should be, nor reads a
+    /// device to its end: it says what is there instead.
+    #[test]
+    fn a_policy_path_that_is_no_plain_file_is_named_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("policy.toml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let error = read_policy(&fifo, None).unwrap_err();
+        assert!(
+            error.message.contains("not a plain file"),
+            "{}",
+            error.message
+        );
+        let error = read_policy(Path::new("/dev/zero"), None).unwrap_err();
+        assert!(
+            error.message.contains("not a plain file"),
+            "{}",
+            error.message
         );
     }
 

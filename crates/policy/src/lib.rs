@@ -27,7 +27,7 @@ pub use policy::{problems_of, LoadError, Policy, HOLD_EVERYTHING, SHIPPED};
 pub use problem::PolicyProblem;
 pub use quiet::QuietHours;
 pub use team::{Assign, Assignees, Directory, IfUnassigned, System};
-pub use trusted_read::{check_program, MAX_POLICY_BYTES};
+pub use trusted_read::{check_program, read_to_show, MAX_POLICY_BYTES};
 pub use verdict::{
     After, Autonomy, Loudness, OnExpiry, Step, StepAction, Then, Verdict, NO_RULE_MATCHED,
 };

@@ -68,6 +68,33 @@ pub fn read_trusted_by(path: &Path, owner: u32) -> Result<String, ReadRefusal> {
     read_capped(file)
 }
 
+/// The text of the policy file at `path` to show it (the Settings editor), whoever wrote it:
+/// read as [`read_trusted`] reads (without blocking, a plain file only, at most
+/// [`MAX_POLICY_BYTES`]) but without its owner and mode checks, which say whether the inbox
+/// uses it, not whether the operator may see it. `Ok(None)` when there is no file.
+pub fn read_to_show(path: &Path) -> Result<Option<String>, String> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    match file.metadata() {
+        Ok(meta) if meta.file_type().is_file() => {}
+        Ok(_) => return Err("it is not a plain file (a FIFO, a device or a directory)".into()),
+        Err(error) => return Err(error.to_string()),
+    }
+    read_capped(file)
+        .map(Some)
+        .map_err(|refusal| match refusal {
+            ReadRefusal::Io(error) => error.to_string(),
+            ReadRefusal::Untrusted(reason) => reason,
+        })
+}
+
 /// Whether `program`, which an escalation step runs as the operator, is the operator's to
 /// run: named by its absolute path (a bare name runs whatever comes first on PATH), reached
 /// only through links the operator or root owns, a plain file the operator or root owns
