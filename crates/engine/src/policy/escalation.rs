@@ -99,7 +99,10 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         let missing = run(&["/no/such/pager".to_owned()], Vec::new(), "r1").unwrap_err();
-        assert!(missing.contains("/no/such/pager cannot be checked"), "{missing}");
+        assert!(
+            missing.contains("/no/such/pager cannot be checked"),
+            "{missing}"
+        );
         assert_eq!(
             run(&[], Vec::new(), "r1").unwrap_err(),
             "the command is empty"
