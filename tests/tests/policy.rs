@@ -380,3 +380,104 @@ fn agents_expiry_defaults_need_min_timeout_and_explain_says_so() {
         "{text}"
     );
 }
+
+/// Issue 26: `policy check` warns about assignees that do not exist on this machine, and in
+/// a team spool checks the team's `team-policy.toml` as every member's inbox loads it and
+/// says which file is in force.
+#[test]
+fn policy_check_warns_about_unknown_assignees_and_checks_the_team_file() {
+    let inbox = Inbox::new();
+    write_policy(
+        &inbox,
+        "[[rule]]\nname = \"ghosts\"\nassign = [\"no-such-account-26\"]\n",
+    );
+    let out = inbox.run(&["policy", "check"]);
+    assert_eq!(
+        code(&out),
+        0,
+        "a warning is not a problem: {}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("ok, 1 rule: ghosts"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out)
+            .lines()
+            .any(|line| line.starts_with("warning: ")
+                && line.contains("line 3")
+                && line.contains("\"no-such-account-26\" does not exist on this machine")),
+        "{}",
+        stderr(&out)
+    );
+    let out = inbox.run(&["policy", "check", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["warnings"][0]["line"], 3, "{report}");
+    assert_eq!(report["governs"], inbox.policy_file().display().to_string());
+    assert!(report.get("team").is_none(), "not a team spool: {report}");
+
+    // A team spool (made by a first command) with no team file: each member's own applies.
+    let team = |args: &[&str]| inbox.run(&[&["--team", "daemon"], args].concat());
+    assert_eq!(code(&team(&["list"])), 0);
+    let out = team(&["policy", "check"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("has no team-policy.toml, so each member's own policy applies"),
+        "{}",
+        stdout(&out)
+    );
+
+    // The team's file governs, and is checked as the inboxes load it.
+    let team_file = inbox.spool().join("team-policy.toml");
+    std::fs::write(
+        &team_file,
+        "[[rule]]\nname = \"prod\"\nassign = [\"daemon\"]\napprovals = 2\n",
+    )
+    .unwrap();
+    let out = team(&["policy", "check"]);
+    assert_eq!(
+        code(&out),
+        1,
+        "more approvals than assignees: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("team-policy.toml: invalid")
+            && stderr(&out).contains("more approvals than the rule has assignees"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("In force here:") && stdout(&out).contains("broken"));
+
+    std::fs::write(
+        &team_file,
+        "[[rule]]\nname = \"prod\"\nassign = [\"daemon\"]\n",
+    )
+    .unwrap();
+    let out = team(&["policy", "check"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shown = format!(
+        "In force here: {} (a team spool's policy",
+        team_file.display()
+    );
+    assert!(stdout(&out).contains(&shown), "{}", stdout(&out));
+    let out = team(&["policy", "check", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["governs"], team_file.display().to_string());
+    assert_eq!(report["team"]["rules"], serde_json::json!(["prod"]));
+    assert_eq!(report["team"]["valid"], true);
+
+    // Another account's team file is never used; with no chown (not root) this part is moot.
+    if std::os::unix::fs::chown(&team_file, Some(1), None).is_ok() {
+        let out = team(&["policy", "check"]);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("team-policy.toml: not used"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
