@@ -73,6 +73,9 @@ _answer__inbox() {
             answer__inbox,snooze)
                 cmd="answer__inbox__subcmd__snooze"
                 ;;
+            answer__inbox,stats)
+                cmd="answer__inbox__subcmd__stats"
+                ;;
             answer__inbox,unsnooze)
                 cmd="answer__inbox__subcmd__unsnooze"
                 ;;
@@ -195,6 +198,9 @@ _answer__inbox() {
                 ;;
             answer__inbox__subcmd__help,snooze)
                 cmd="answer__inbox__subcmd__help__subcmd__snooze"
+                ;;
+            answer__inbox__subcmd__help,stats)
+                cmd="answer__inbox__subcmd__help__subcmd__stats"
                 ;;
             answer__inbox__subcmd__help,unsnooze)
                 cmd="answer__inbox__subcmd__help__subcmd__unsnooze"
@@ -320,7 +326,7 @@ _answer__inbox() {
 
     case "${cmd}" in
         answer__inbox)
-            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config completions help"
+            opts="-h -V --spool --db --team --policy --help --version check ask list show answer cancel watch schema demo mcp audit stats policy snooze unsnooze serve devices hook service config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1056,7 +1062,7 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__help)
-            opts="check ask list show answer cancel watch schema demo mcp audit policy snooze unsnooze serve devices hook service config completions help"
+            opts="check ask list show answer cancel watch schema demo mcp audit stats policy snooze unsnooze serve devices hook service config completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1532,6 +1538,20 @@ _answer__inbox() {
             return 0
             ;;
         answer__subcmd__inbox__subcmd__help__subcmd__snooze)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2304,6 +2324,40 @@ _answer__inbox() {
                 return 0
             fi
             case "${prev}" in
+                --spool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --team)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --policy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        answer__subcmd__inbox__subcmd__stats)
+            opts="-h --since --json --spool --db --team --policy --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --spool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
