@@ -79,10 +79,14 @@ fn the_debs_install_run_and_remove_cleanly() {
         );
     }
 
-    // What a server gets: the command alone, which needs nothing but the C library.
+    // What a server gets: the command alone, which needs nothing but the C library (and
+    // GCC's unwinder, libgcc_s, which Rust's panics use; both in every Debian system).
     let depends = field(&cli_deb, "Depends");
     assert!(
-        depends.starts_with("libc6 (>= ") && !depends.contains(','),
+        depends.contains("libc6 (>= ")
+            && depends.split(", ").all(|dependency| {
+                dependency.starts_with("libc6 (>= ") || dependency.starts_with("libgcc-s1 (>= ")
+            }),
         "{CLI_PACKAGE} depends on {depends:?}: a server would need more than the C library"
     );
     let desktop_depends = field(&desktop_deb, "Depends");
