@@ -47,7 +47,7 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
         None if matches!(own, Checked::Shipped) => "the shipped policy".to_owned(),
         None => path.display().to_string(),
     };
-    let valid = own.valid() && team.as_ref().map_or(true, |(_, team)| team.valid());
+    let valid = own.valid() && team.as_ref().is_none_or(|(_, team)| team.valid());
     let code = if valid { exit::OK } else { exit::FAILURE };
     if args.json {
         let mut report = own.json(&path);
