@@ -216,3 +216,32 @@ fn a_member_cannot_answer_in_another_members_name() {
     let outcome: serde_json::Value = serde_json::from_str(&util::stdout(&out)).unwrap();
     assert_eq!(outcome["answered_by"], "operator:inbox-crew-ann");
 }
+
+/// Assignment and two-person approval (docs/TEAMS.md) with two real operators, each with an
+/// inbox of their own over sshfs, on one team spool whose `team-policy.toml` (root's, the
+/// spool's owner) gives migrations to `inbox-op-a` alone and needs both for a critical
+/// production deploy (see `inbox_harness::team::run_approvals`): the migration is announced
+/// by A's inbox only (its `notified` audit entry; B's is `silent`) and B's answer to it is
+/// refused; each critical deploy settles only after both approved, the outcome names both
+/// and `ask --wait` takes it; approvals forged by a third member whom the rule does not name
+/// are spool problems in both inboxes, and the request stays pending. Prints the time from
+/// the second approval file to the outcome file.
+#[test]
+fn assignment_and_two_approvals_over_sshfs() {
+    if let Some(reason) = team::unavailable() {
+        eprintln!("SKIPPED: team approvals over sshfs need FUSE, root and sshfs ({reason})");
+        return;
+    }
+    // INBOX_APPROVAL_RUNS: more critical requests, for the figures in docs/TEAMS.md.
+    let runs = std::env::var("INBOX_APPROVAL_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let report =
+        team::run_approvals(&util::binary(), runs).unwrap_or_else(|message| panic!("{message}"));
+    eprintln!("{report}");
+    assert_eq!(report.runs, runs);
+    assert_eq!(report.completion.len(), runs);
+    assert_eq!(report.notified.len(), 2, "{report}");
+    assert_eq!(report.forged.len(), 4, "{report}");
+}

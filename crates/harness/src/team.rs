@@ -331,45 +331,12 @@ fn ensure_accounts() -> Result<Accounts, String> {
         // -f: another process creating it at the same moment is fine.
         run_tool(Command::new(tool("groupadd")?).args(["-f", TEAM_GROUP]))?;
     }
-    let ensure = |name: &str, team: bool| -> Result<Account, String> {
-        if lookup(name).is_none() {
-            // No home and no shell: the accounts only log in for SFTP (the server's
-            // internal-sftp needs neither). The password `*` is "no password" rather than
-            // "locked" (`!`), which sshd without PAM refuses even for key logins.
-            let mut cmd = Command::new(tool("useradd")?);
-            cmd.args([
-                "--no-create-home",
-                "--home-dir",
-                "/nonexistent",
-                "--shell",
-                "/usr/sbin/nologin",
-                "--password",
-                "*",
-                "--user-group",
-            ]);
-            if team {
-                cmd.args(["--groups", TEAM_GROUP]);
-            }
-            cmd.arg(name);
-            if let Err(error) = run_tool(&mut cmd) {
-                // Someone else may have created it meanwhile.
-                if lookup(name).is_none() {
-                    return Err(error);
-                }
-            }
-        }
-        lookup(name).ok_or_else(|| format!("account {name} does not exist after useradd"))
-    };
-    let operators = [ensure(OPERATORS[0], true)?, ensure(OPERATORS[1], true)?];
-    let outsider = ensure(OUTSIDER, false)?;
+    let operators = [
+        ensure_account(OPERATORS[0], true)?,
+        ensure_account(OPERATORS[1], true)?,
+    ];
+    let outsider = ensure_account(OUTSIDER, false)?;
     let (team_gid, members) = group_members(TEAM_GROUP)?;
-    for name in OPERATORS {
-        if !members.iter().any(|m| m == name) {
-            run_tool(
-                Command::new(tool("usermod")?).args(["--append", "--groups", TEAM_GROUP, name]),
-            )?;
-        }
-    }
     if members.iter().any(|m| m == OUTSIDER) {
         return Err(format!(
             "{OUTSIDER} is a member of {TEAM_GROUP}; it must stay outside (gpasswd -d \
@@ -381,6 +348,42 @@ fn ensure_accounts() -> Result<Accounts, String> {
         operators,
         outsider,
     })
+}
+
+/// The account `name`, created when missing (in [`TEAM_GROUP`] when `team`, added to it
+/// when it exists outside it), and reused otherwise.
+fn ensure_account(name: &str, team: bool) -> Result<Account, String> {
+    if lookup(name).is_none() {
+        // No home and no shell: the accounts only log in for SFTP (the server's
+        // internal-sftp needs neither). The password `*` is "no password" rather than
+        // "locked" (`!`), which sshd without PAM refuses even for key logins.
+        let mut cmd = Command::new(tool("useradd")?);
+        cmd.args([
+            "--no-create-home",
+            "--home-dir",
+            "/nonexistent",
+            "--shell",
+            "/usr/sbin/nologin",
+            "--password",
+            "*",
+            "--user-group",
+        ]);
+        if team {
+            cmd.args(["--groups", TEAM_GROUP]);
+        }
+        cmd.arg(name);
+        if let Err(error) = run_tool(&mut cmd) {
+            // Someone else may have created it meanwhile.
+            if lookup(name).is_none() {
+                return Err(error);
+            }
+        }
+    }
+    let (_, members) = group_members(TEAM_GROUP)?;
+    if team && !members.iter().any(|m| m == name) {
+        run_tool(Command::new(tool("usermod")?).args(["--append", "--groups", TEAM_GROUP, name]))?;
+    }
+    lookup(name).ok_or_else(|| format!("account {name} does not exist after useradd"))
 }
 
 fn chown(path: &Path, uid: u32, gid: u32) -> Result<(), String> {
@@ -743,60 +746,7 @@ fn run_in(config: &Config, root: &Path) -> Result<Report, String> {
     // The accounts must reach their homes, the keys' public halves and the mounts.
     chmod(root, 0o755)?;
     let accounts = ensure_accounts()?;
-    let sshd = start_sshd(root, &accounts)?;
-    // The server side: a group directory such as an administrator would make for a team.
-    // The inbox creates the spool's own directories in it.
-    let server = root.join("server");
-    mkdir(&server)?;
-    chmod(&server, 0o755)?;
-    let spool = server.join("team-spool");
-    mkdir(&spool)?;
-    chown(&spool, 0, accounts.team_gid)?;
-    chmod(&spool, 0o2770)?;
-    let mut site = Site {
-        daemons: Vec::new(),
-        mounts: Vec::new(),
-        sshd,
-    };
-    let mut operators = Vec::new();
-    for (k, account) in accounts.operators.iter().enumerate() {
-        let mount = mount(root, &site.sshd, account, &spool)?;
-        let home = root.join(format!("home-{}", account.name));
-        mkdir(&home)?;
-        chown(&home, account.uid, account.gid)?;
-        chmod(&home, 0o700)?;
-        operators.push(Operator {
-            account: account.clone(),
-            letter: LETTERS[k],
-            mount: mount.point.clone(),
-            db: home.join("inbox.sqlite3"),
-            home,
-        });
-        site.mounts.push(mount);
-    }
-    for operator in &operators {
-        site.daemons
-            .push(start_daemon(&config.binary, operator, root)?);
-    }
-    for (k, daemon) in site.daemons.iter().enumerate() {
-        let ready = wait_for(Duration::from_secs(60), || {
-            daemon.log.lock().unwrap().contains(" ready: ")
-        });
-        if !ready {
-            return Err(format!(
-                "{}'s inbox did not get ready; its stderr:\n{}",
-                OPERATORS[k],
-                tail(&daemon.stderr)
-            ));
-        }
-    }
-    for area in ["tmp", "questions", "answers", "cancel"] {
-        if !spool.join(area).is_dir() {
-            return Err(format!(
-                "the inboxes are ready but the spool has no {area}/ on the server side"
-            ));
-        }
-    }
+    let (mut site, operators, spool) = start_site(&config.binary, root, &accounts, 0o2770, "")?;
     place_outsider_request(&spool, &accounts)?;
 
     let mut report = Report {
@@ -945,6 +895,77 @@ fn run_in(config: &Config, root: &Path) -> Result<Report, String> {
     } else {
         Err(failure(&violations, root, &report))
     }
+}
+
+/// The server's spool (`mode`, and the team's `policy` in it unless empty), mounted once per
+/// operator, and each operator's inbox (`watch --poll`) started and ready.
+fn start_site(
+    binary: &Path,
+    root: &Path,
+    accounts: &Accounts,
+    mode: u32,
+    policy: &str,
+) -> Result<(Site, Vec<Operator>, PathBuf), String> {
+    let sshd = start_sshd(root, accounts)?;
+    // The server side: a group directory such as an administrator would make for a team.
+    // The inbox creates the spool's own directories in it.
+    let server = root.join("server");
+    mkdir(&server)?;
+    chmod(&server, 0o755)?;
+    let spool = server.join("team-spool");
+    mkdir(&spool)?;
+    chown(&spool, 0, accounts.team_gid)?;
+    chmod(&spool, mode)?;
+    if !policy.is_empty() {
+        // The team's policy, the spool owner's (root's) and writable by nobody else.
+        let path = spool.join("team-policy.toml");
+        fs::write(&path, policy).map_err(|e| format!("{}: {e}", path.display()))?;
+        chmod(&path, 0o644)?;
+    }
+    let mut site = Site {
+        daemons: Vec::new(),
+        mounts: Vec::new(),
+        sshd,
+    };
+    let mut operators = Vec::new();
+    for (k, account) in accounts.operators.iter().enumerate() {
+        let mount = mount(root, &site.sshd, account, &spool)?;
+        let home = root.join(format!("home-{}", account.name));
+        mkdir(&home)?;
+        chown(&home, account.uid, account.gid)?;
+        chmod(&home, 0o700)?;
+        operators.push(Operator {
+            account: account.clone(),
+            letter: LETTERS[k],
+            mount: mount.point.clone(),
+            db: home.join("inbox.sqlite3"),
+            home,
+        });
+        site.mounts.push(mount);
+    }
+    for operator in &operators {
+        site.daemons.push(start_daemon(binary, operator, root)?);
+    }
+    for (k, daemon) in site.daemons.iter().enumerate() {
+        let ready = wait_for(Duration::from_secs(60), || {
+            daemon.log.lock().unwrap().contains(" ready: ")
+        });
+        if !ready {
+            return Err(format!(
+                "{}'s inbox did not get ready; its stderr:\n{}",
+                OPERATORS[k],
+                tail(&daemon.stderr)
+            ));
+        }
+    }
+    for area in ["tmp", "questions", "answers", "cancel"] {
+        if !spool.join(area).is_dir() {
+            return Err(format!(
+                "the inboxes are ready but the spool has no {area}/ on the server side"
+            ));
+        }
+    }
+    Ok((site, operators, spool))
 }
 
 /// A log line without its terminal colour sequences (`ESC [ ... m`).
@@ -1516,4 +1537,537 @@ fn check_outsider_answer(
             violations.push(format!("{OUTSIDER}'s request has an outcome: {text}"));
         }
     }
+}
+
+// ---- Assignment and two-person approval (docs/TEAMS.md) ----
+
+/// A member of the team whom the policy assigns nothing: the forger of approvals. It never
+/// logs in; it writes on the server side, as itself.
+pub const BYSTANDER: &str = "inbox-op-c";
+
+/// The team's policy of [`run_approvals`]: migrations are `inbox-op-a`'s alone; a critical
+/// production deploy needs both operators.
+pub const APPROVALS_POLICY: &str = r#"# The harness's team policy (docs/TEAMS.md).
+[[rule]]
+name = "migrations"
+title = "*migration*"
+assign = ["inbox-op-a"]
+
+[[rule]]
+name = "prod-deploys"
+title = "*deploy*production*"
+priority = "critical"
+assign = ["inbox-op-a", "inbox-op-b"]
+approvals = 2
+"#;
+
+/// What [`run_approvals`] saw.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalsReport {
+    /// Critical requests settled by two approvals.
+    pub runs: usize,
+    /// Per run, on the server: from the second approval file appearing to the outcome file
+    /// appearing.
+    pub completion: Vec<Duration>,
+    /// Per run: who wrote the outcome (the account whose approval completed it, or the other
+    /// inbox when it saw both first).
+    pub completed_by: Vec<String>,
+    /// Each inbox's `notified` audit entry for the assigned request, as exported.
+    pub notified: Vec<String>,
+    /// What `answer` told the operator who is not assigned, and its exit code.
+    pub not_assigned: String,
+    /// What each inbox lists as problems of the forged approvals.
+    pub forged: Vec<String>,
+    pub elapsed: Duration,
+}
+
+impl ApprovalsReport {
+    /// The median of [`ApprovalsReport::completion`].
+    pub fn completion_p50(&self) -> Duration {
+        let mut sorted = self.completion.clone();
+        sorted.sort();
+        sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+    }
+}
+
+impl fmt::Display for ApprovalsReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms: Vec<String> = self
+            .completion
+            .iter()
+            .map(|d| format!("{:.1}", d.as_secs_f64() * 1e3))
+            .collect();
+        writeln!(
+            f,
+            "team approvals over sshfs: {} critical requests settled by two approvals",
+            self.runs
+        )?;
+        writeln!(
+            f,
+            "second approval file -> outcome file (server side): p50 {:.1} ms, each [{}] ms; \
+             written by {:?}",
+            self.completion_p50().as_secs_f64() * 1e3,
+            ms.join(", "),
+            self.completed_by
+        )?;
+        for line in &self.notified {
+            writeln!(f, "notified: {line}")?;
+        }
+        writeln!(f, "not assigned: {}", self.not_assigned)?;
+        for line in &self.forged {
+            writeln!(f, "forged approval: {line}")?;
+        }
+        write!(f, "elapsed: {:.1} s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// Two operators (`inbox-op-a`, `inbox-op-b`), each with an inbox of their own over sshfs,
+/// on one team spool whose `team-policy.toml` (root's, the spool's owner) is
+/// [`APPROVALS_POLICY`]; a third member, [`BYSTANDER`], assigned nothing. Checks:
+/// - a migration (assigned to A alone) is announced by A's inbox only: A's audit log has a
+///   `notified` entry for it, B's a `notified` entry marked `silent`; B's `answer` is refused
+///   (exit 8) and writes nothing, A's counts;
+/// - each of `runs` critical deploys, asked with `ask --wait` by A: A's `answer` is an
+///   approval (exit 0, "1 of 2"), no outcome yet; B's completes it; the outcome lists both
+///   approvers and is owned by the account it names; `ask --wait` takes it (exit 0);
+/// - a critical deploy A approved, then two approval files forged by the bystander (one in
+///   its own name, one in B's): both inboxes list each as a spool problem saying why, and
+///   the request stays pending with no outcome.
+pub fn run_approvals(binary: &Path, runs: usize) -> Result<ApprovalsReport, String> {
+    if let Some(reason) = unavailable() {
+        return Err(format!("team mode over sshfs cannot run here: {reason}"));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("inbox-approvals-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temp dir: {e}"))?;
+    approvals_in(binary, runs, dir.path()).map_err(|message| {
+        let kept = dir.keep();
+        format!(
+            "team approvals harness: {message}\n(spool, homes, databases and logs kept in {})",
+            kept.display()
+        )
+    })
+}
+
+/// The exit code `answer` gives when the operator is not an assignee (the CLI's
+/// `exit::NOT_ASSIGNED`).
+const NOT_ASSIGNED: i32 = 8;
+
+fn approvals_in(binary: &Path, runs: usize, root: &Path) -> Result<ApprovalsReport, String> {
+    let started = Instant::now();
+    chmod(root, 0o755)?;
+    // The binary where the accounts can run it (the target dir may be in root's home).
+    let copy = root.join("answer-inbox");
+    if fs::hard_link(binary, &copy).is_err() {
+        fs::copy(binary, &copy).map_err(|e| format!("cannot copy {}: {e}", binary.display()))?;
+    }
+    let binary = copy.as_path();
+    let accounts = ensure_accounts()?;
+    let bystander = ensure_account(BYSTANDER, true)?;
+    // Sticky, as docs/TEAMS.md advises: only the owner may remove the team's policy.
+    let (mut site, operators, spool) =
+        start_site(binary, root, &accounts, 0o3770, APPROVALS_POLICY)?;
+    let (a, b) = (&operators[0], &operators[1]);
+    let logs: Vec<_> = site.daemons.iter().map(|d| d.log.clone()).collect();
+    let ingested = |id: &str| {
+        wait_for(INGEST_PATIENCE, || {
+            logs.iter()
+                .all(|log| log.lock().unwrap().ingested.contains_key(id))
+        })
+    };
+    let mut report = ApprovalsReport::default();
+
+    // (a) The migration is A's alone.
+    place(
+        binary,
+        a,
+        &approval_request("migration-1", "run the billing migration", "high"),
+    )?;
+    if !ingested("migration-1") {
+        return Err("migration-1 was not reported by both inboxes".into());
+    }
+    for (operator, silent) in [(a, false), (b, true)] {
+        let mut entry = Value::Null;
+        wait_for(Duration::from_secs(60), || {
+            entry = notified(binary, operator, "migration-1").unwrap_or(Value::Null);
+            !entry.is_null()
+        });
+        if entry.is_null() {
+            return Err(format!(
+                "{}'s audit log has no notified entry for migration-1",
+                operator.account.name
+            ));
+        }
+        if entry["detail"]["silent"].as_bool().unwrap_or(false) != silent {
+            return Err(format!(
+                "{}'s inbox {} migration-1, assigned to {}: {entry}",
+                operator.account.name,
+                if silent {
+                    "announced"
+                } else {
+                    "did not announce"
+                },
+                OPERATORS[0]
+            ));
+        }
+        report
+            .notified
+            .push(format!("{}: {entry}", operator.account.name));
+    }
+    let refused = answer(binary, b, "migration-1")?;
+    report.not_assigned = format!("exit {:?}: {}", refused.code, refused.stderr.trim());
+    if refused.code != Some(NOT_ASSIGNED) || spool.join("answers/migration-1.json").exists() {
+        return Err(format!(
+            "{} answered migration-1, which is {}'s: {}",
+            OPERATORS[1], OPERATORS[0], report.not_assigned
+        ));
+    }
+    let answered = answer(binary, a, "migration-1")?;
+    if answered.code != Some(0) || !spool.join("answers/migration-1.json").exists() {
+        return Err(format!(
+            "the assignee's answer to migration-1 failed: {answered:?}"
+        ));
+    }
+
+    // (b) Critical deploys: both must approve. All asked first (each inbox takes a while to
+    // see a request placed through the other mount), then approved one by one.
+    let ids: Vec<String> = (0..runs).map(|k| format!("deploy-{k}")).collect();
+    let mut asks = Vec::new();
+    for id in &ids {
+        let mut cmd = a.command(binary, &["ask", "--wait", "--timeout", "600", "-"]);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| format!("cannot start ask: {e}"))?;
+        let body = approval_request(
+            id,
+            &format!("deploy billing to production ({id})"),
+            "critical",
+        );
+        child
+            .stdin
+            .take()
+            .expect("stdin is piped")
+            .write_all(body.as_bytes())
+            .map_err(|e| e.to_string())?;
+        // Its output is one outcome, which the pipes hold until it is read.
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        asks.push((Running::adopt(child), stdout, stderr));
+    }
+    for id in &ids {
+        if !ingested(id) {
+            return Err(format!("{id} was not reported by both inboxes"));
+        }
+    }
+    for (id, asking) in ids.iter().zip(asks.iter_mut()) {
+        let outcome_path = spool.join("answers").join(format!("{id}.json"));
+        let first = answer(binary, a, id)?;
+        if first.code != Some(0) || !first.stdout.contains("1 of 2") || outcome_path.exists() {
+            return Err(format!(
+                "A's approval of {id} is not 1 of 2 and pending: {first:?}"
+            ));
+        }
+        let second_path = spool
+            .join("approvals")
+            .join(format!("{id}+{}.json", OPERATORS[1]));
+        let seen = Arc::new(Mutex::new((None::<Instant>, None::<Instant>)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let (seen, stop, outcome_path) = (seen.clone(), stop.clone(), outcome_path.clone());
+            let second_path = second_path.clone();
+            // On the server side, tightly: when each file appears.
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(120);
+                while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+                    let now = Instant::now();
+                    let mut seen = seen.lock().unwrap();
+                    if seen.0.is_none() && second_path.exists() {
+                        seen.0 = Some(now);
+                    }
+                    if seen.1.is_none() && outcome_path.exists() {
+                        seen.1 = Some(now);
+                        return;
+                    }
+                    drop(seen);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            })
+        };
+        let second = answer(binary, b, id)?;
+        wait_for(Duration::from_secs(60), || seen.lock().unwrap().1.is_some());
+        stop.store(true, Ordering::SeqCst);
+        let _ = watcher.join();
+        if second.code != Some(0) {
+            return Err(format!("B's approval of {id} failed: {second:?}"));
+        }
+        let (Some(approved), Some(settled)) = *seen.lock().unwrap() else {
+            return Err(format!(
+                "{id}: B's approval file or the outcome never appeared on the server: {second:?}"
+            ));
+        };
+        report
+            .completion
+            .push(settled.saturating_duration_since(approved));
+        let outcome: Value = serde_json::from_slice(
+            &fs::read(&outcome_path).map_err(|e| format!("{}: {e}", outcome_path.display()))?,
+        )
+        .map_err(|e| format!("{id}'s outcome: {e}"))?;
+        let by = outcome["answered_by"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let owner = owner_name(&outcome_path, &accounts).unwrap_or_default();
+        let mut approvers: Vec<&str> = outcome["approvals"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["by"].as_str())
+            .collect();
+        approvers.sort();
+        let both: Vec<String> = OPERATORS.iter().map(|o| format!("operator:{o}")).collect();
+        if outcome["status"] != "answered" || approvers != both || by != format!("operator:{owner}")
+        {
+            return Err(format!(
+                "{id}: the outcome does not name both approvers, or its writer does not own \
+                 it (owner {owner}): {outcome}"
+            ));
+        }
+        report.completed_by.push(owner);
+        let (running, stdout, stderr) = asking;
+        let mut status = None;
+        wait_for(Duration::from_secs(60), || {
+            status = running.child.try_wait().ok().flatten();
+            status.is_some()
+        });
+        let (mut printed, mut said) = (Vec::new(), String::new());
+        if status.is_some() {
+            let _ = std::io::Read::read_to_end(stdout, &mut printed);
+            let _ = std::io::Read::read_to_string(stderr, &mut said);
+        }
+        let taken: Value = serde_json::from_slice(&printed).unwrap_or(Value::Null);
+        if !status.is_some_and(|s| s.success()) || taken["approvals"] != outcome["approvals"] {
+            return Err(format!(
+                "ask --wait did not take {id}'s outcome: {status:?}, stdout {:?}, stderr {:?}",
+                String::from_utf8_lossy(&printed).trim(),
+                said.trim()
+            ));
+        }
+        report.runs += 1;
+    }
+
+    // (c) Forged approvals by a member the rule does not name.
+    let id = "deploy-forged";
+    place(
+        binary,
+        a,
+        &approval_request(id, "deploy billing to production (forged)", "critical"),
+    )?;
+    if !ingested(id) {
+        return Err(format!("{id} was not reported by both inboxes"));
+    }
+    let first = answer(binary, a, id)?;
+    if first.code != Some(0) || !first.stdout.contains("1 of 2") {
+        return Err(format!("A's approval of {id} failed: {first:?}"));
+    }
+    let sha = inbox_protocol::sha256_hex(
+        &fs::read(spool.join("questions").join(format!("{id}.json"))).map_err(|e| e.to_string())?,
+    );
+    for named in [BYSTANDER, OPERATORS[1]] {
+        forge_approval(&spool, &bystander, id, named, &sha)?;
+    }
+    let wanted = [
+        (BYSTANDER, "is not among the assignees"),
+        (OPERATORS[1], "but the file was written by inbox-op-c"),
+    ];
+    for operator in &operators {
+        let mut problems = Value::Null;
+        let shown = wait_for(Duration::from_secs(120), || {
+            problems = listed(binary, operator, &["list", "--problems", "--json"]);
+            wanted.iter().all(|(named, why)| {
+                problem_of(&problems, &format!("{id}+{named}.json"))
+                    .is_some_and(|r| r.contains(why))
+            })
+        });
+        if !shown {
+            return Err(format!(
+                "{}'s inbox does not show both forged approvals as problems: {problems}",
+                operator.account.name
+            ));
+        }
+        for (named, _) in wanted {
+            let reasons = problem_of(&problems, &format!("{id}+{named}.json")).unwrap_or_default();
+            report.forged.push(format!(
+                "{} lists {named}'s: {reasons}",
+                operator.account.name
+            ));
+        }
+        let rows = listed(binary, operator, &["list", "--all", "--json"]);
+        let state = rows
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|row| row["id"] == id)
+            .map(|row| row["state"].clone());
+        if state != Some(json!("pending")) {
+            return Err(format!(
+                "{}'s inbox has {id} as {state:?}, not pending",
+                operator.account.name
+            ));
+        }
+    }
+    if spool.join("answers").join(format!("{id}.json")).exists() {
+        return Err(format!("{id} has an outcome after forged approvals"));
+    }
+
+    for (k, daemon) in site.daemons.iter_mut().enumerate() {
+        let code = daemon.running.stop();
+        if code != Some(0) {
+            return Err(format!(
+                "{}'s inbox did not stop with exit 0 but {code:?}; its stderr:\n{}",
+                OPERATORS[k],
+                tail(&daemon.stderr)
+            ));
+        }
+    }
+    drop(site);
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+/// A request with one yes/no question, `go`.
+fn approval_request(id: &str, title: &str, priority: &str) -> String {
+    json!({"inbox": 1, "id": id, "title": title, "priority": priority,
+        "source": {"app": "team-harness"},
+        "questions": [{"id": "go", "question": "Go ahead?", "type": "confirm"}]})
+    .to_string()
+}
+
+/// `ask -` (placing only) as `operator`.
+fn place(binary: &Path, operator: &Operator, body: &str) -> Result<(), String> {
+    let mut cmd = operator.command(binary, &["ask", "-"]);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start ask: {e}"))?;
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(body.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} could not place a request: {}",
+            operator.account.name,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// `answer ID --set go=yes` as `operator`, through its own mount and database.
+fn answer(binary: &Path, operator: &Operator, id: &str) -> Result<Answered, String> {
+    let out = operator
+        .command(binary, &["answer", id, "--set", "go=yes"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run answer: {e}"))?;
+    Ok(Answered {
+        finished: Instant::now(),
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// A command's JSON output as `operator` (`Null` when it gives none).
+fn listed(binary: &Path, operator: &Operator, args: &[&str]) -> Value {
+    operator
+        .command(binary, args)
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|out| serde_json::from_slice(&out.stdout).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The reasons `list --problems --json` gives for the file whose path ends with `name`.
+fn problem_of(problems: &Value, name: &str) -> Option<String> {
+    problems
+        .as_array()?
+        .iter()
+        .find(|p| p["path"].as_str().is_some_and(|path| path.ends_with(name)))
+        .map(|p| p["reasons"].to_string())
+}
+
+/// The `notified` audit entry of `operator`'s inbox that names `id`, if there is one yet.
+fn notified(binary: &Path, operator: &Operator, id: &str) -> Option<Value> {
+    let out = operator
+        .command(binary, &["audit", "export"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|entry| {
+            entry["kind"] == "notified"
+                && entry["detail"]["ids"]
+                    .as_array()
+                    .is_some_and(|ids| ids.iter().any(|i| i == id))
+        })
+}
+
+/// An approval of `id` in `named`'s name, written on the server side by `forger` as
+/// itself (whole into `tmp/`, then linked, as an inbox places one).
+fn forge_approval(
+    spool: &Path,
+    forger: &Account,
+    id: &str,
+    named: &str,
+    sha: &str,
+) -> Result<(), String> {
+    let body = json!({"inbox": 1, "id": id, "request_sha256": sha,
+        "approved_by": format!("operator:{named}"), "approved_at": "2026-12-05T10:00:00Z",
+        "answers": {"go": true}, "custom": [], "defaulted": [], "surface": "cli",
+        "instance": "forger/01JFORGED00000000000000000"})
+    .to_string();
+    let tmp = spool.join("tmp").join(format!("forged-{named}"));
+    let target = spool.join("approvals").join(format!("{id}+{named}.json"));
+    let mut child = Command::new(tool("setpriv")?)
+        .arg(format!("--reuid={}", forger.name))
+        .arg(format!("--regid={}", forger.gid))
+        .arg("--init-groups")
+        .args([
+            "--",
+            "/bin/sh",
+            "-c",
+            "umask 027 && cat > \"$1\" && ln \"$1\" \"$2\" && rm \"$1\"",
+            "sh",
+        ])
+        .arg(&tmp)
+        .arg(&target)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run setpriv: {e}"))?;
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(body.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} could not write {}: {}",
+            forger.name,
+            target.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
 }
