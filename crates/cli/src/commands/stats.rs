@@ -224,57 +224,55 @@ impl Stats {
         if self.sources.is_empty() && self.operators.is_empty() {
             return text;
         }
-        let time = |ms: Option<i64>| ms.map_or_else(|| "—".to_owned(), short_duration);
-        let mut table = vec![[
-            "SOURCE",
-            "COUNT",
-            "ANSWERED",
-            "DECLINED",
-            "EXPIRED",
-            "CANCELLED",
-            "MEDIAN",
-            "P90",
-        ]
-        .map(str::to_owned)
-        .to_vec()];
-        for (app, tally) in &self.sources {
-            table.push(vec![
-                app.as_deref().map_or_else(|| "—".to_owned(), render::line),
-                tally.count.to_string(),
-                tally.answered.to_string(),
-                tally.declined.to_string(),
-                tally.expired.to_string(),
-                tally.cancelled.to_string(),
-                time(tally.median_ms()),
-                time(tally.p90_ms()),
-            ]);
-        }
+        let sources = self.sources.iter().map(|(app, tally)| {
+            let app = app.as_deref().map_or_else(|| "—".to_owned(), render::line);
+            (app, tally)
+        });
         text.push('\n');
-        text.push_str(&render::align(&table));
+        text.push_str(&table("SOURCE", sources, true));
         if self.operators.is_empty() {
             text.push_str("\nNo person answered in this period.\n");
             return text;
         }
-        let mut table = vec![[
-            "OPERATOR", "COUNT", "ANSWERED", "DECLINED", "EXPIRED", "MEDIAN", "P90",
-        ]
-        .map(str::to_owned)
-        .to_vec()];
-        for (operator, tally) in &self.operators {
-            table.push(vec![
-                render::line(operator),
-                tally.count.to_string(),
-                tally.answered.to_string(),
-                tally.declined.to_string(),
-                tally.expired.to_string(),
-                time(tally.median_ms()),
-                time(tally.p90_ms()),
-            ]);
-        }
+        let operators = self
+            .operators
+            .iter()
+            .map(|(operator, tally)| (render::line(operator), tally));
         text.push('\n');
-        text.push_str(&render::align(&table));
+        text.push_str(&table("OPERATOR", operators, false));
         text
     }
+}
+
+/// One table of tallies, a row each, headed by `what` (`SOURCE`, `OPERATOR`); the
+/// CANCELLED column only where cancelling counts (a source's: it is the asker's doing).
+fn table<'a>(
+    what: &str,
+    rows: impl Iterator<Item = (String, &'a Tally)>,
+    cancelled: bool,
+) -> String {
+    let time = |ms: Option<i64>| ms.map_or_else(|| "—".to_owned(), short_duration);
+    let mut header = vec![what, "COUNT", "ANSWERED", "DECLINED", "EXPIRED"];
+    if cancelled {
+        header.push("CANCELLED");
+    }
+    header.extend(["MEDIAN", "P90"]);
+    let mut table = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
+    for (name, tally) in rows {
+        let mut cells = vec![
+            name,
+            tally.count.to_string(),
+            tally.answered.to_string(),
+            tally.declined.to_string(),
+            tally.expired.to_string(),
+        ];
+        if cancelled {
+            cells.push(tally.cancelled.to_string());
+        }
+        cells.extend([time(tally.median_ms()), time(tally.p90_ms())]);
+        table.push(cells);
+    }
+    render::align(&table)
 }
 
 /// `30days`, `12h`, `1day 2h`: to the minute, to the hour from a day on.
