@@ -141,12 +141,16 @@ def test_an_approval_of_another_request_or_no_account_is_refused() -> None:
     "broken, words",
     [
         (b"{", "not a valid approval"),
-        (b'{"inbox": 2, "id": "r", "request_sha256": "ab", "approved_by": "operator:a", '
-         b'"approved_at": "2026-12-03T10:42:00Z", "instance": "h/i"}',
-         "unsupported approval version 2"),
-        (b'{"inbox": 1, "id": "r", "id": "s", "request_sha256": "ab", "approved_by": "x", '
-         b'"approved_at": "2026-12-03T10:42:00Z", "instance": "h/i"}',
-         "not a valid approval"),
+        (
+            b'{"inbox": 2, "id": "r", "request_sha256": "ab", "approved_by": "operator:a", '
+            b'"approved_at": "2026-12-03T10:42:00Z", "instance": "h/i"}',
+            "unsupported approval version 2",
+        ),
+        (
+            b'{"inbox": 1, "id": "r", "id": "s", "request_sha256": "ab", "approved_by": "x", '
+            b'"approved_at": "2026-12-03T10:42:00Z", "instance": "h/i"}',
+            "not a valid approval",
+        ),
     ],
 )
 def test_a_broken_approval_file_is_no_approval(broken: bytes, words: str) -> None:

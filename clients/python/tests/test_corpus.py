@@ -68,7 +68,8 @@ def fill(template: str, name: str, request: str) -> str:
     filled = template.replace("{{id}}", name[: -len(".json")])
     filled = filled.replace("{{sha256}}", hashlib.sha256(request.encode()).hexdigest())
     filled = filled.replace("{{operator}}", OPERATOR)
-    filled = filled.replace("{{writer}}", f"operator:{WRITERS[manifest()[name].get('writer', 'asker')]}")
+    writer = WRITERS[manifest()[name].get("writer", "asker")]
+    filled = filled.replace("{{writer}}", f"operator:{writer}")
     filled = filled.replace("{{member}}", f"operator:{WRITERS['member']}")
     return filled.replace("{{second-member}}", f"operator:{WRITERS['second-member']}")
 
