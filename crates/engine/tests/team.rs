@@ -325,3 +325,24 @@ fn only_assignees_answer_and_an_unassigned_request_fails_closed() {
     assert_eq!(outcome.status, OutcomeStatus::Expired);
     assert!(outcome.reason.unwrap().contains("none of them exists"));
 }
+
+/// A file put in this operator's name before they approve (another member's, or of another
+/// version) neither counts nor lets their answer pass for an approval: the answer says the
+/// name is taken and what to remove, and nothing is recorded.
+#[test]
+fn an_approval_forged_in_my_name_beforehand_is_said_not_taken_for_mine() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(TWO);
+    let sha = team.place(&mut engine, "deploy");
+    // root's name, daemon's file.
+    team.approval("deploy", "root", &sha, true, team.daemon);
+    engine.turn(Wake::Rescan).unwrap();
+    match engine.answer("deploy", &yes(), None, Surface::Cli) {
+        Err(SettleError::Blocked { reason, .. }) => {
+            assert!(reason.contains("already there"), "{reason}");
+            assert!(reason.contains("remove"), "{reason}");
+        }
+        other => panic!("a forged approval in my name passed for mine: {other:?}"),
+    }
+    assert!(team.outcome("deploy").is_none());
+}

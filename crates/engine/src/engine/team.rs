@@ -221,6 +221,37 @@ impl Engine {
         let placed = self
             .spool
             .place_approval(id, &account, &approval.to_file_bytes())?;
+        if placed == inbox_spool::Placed::AlreadyThere {
+            // This operator's name is taken: by an approval of theirs (an earlier one stands,
+            // as the first outcome does), or by a file someone else put there, which must
+            // not pass for theirs nor keep their approval from counting unsaid.
+            let theirs =
+                self.spool
+                    .approval_as_read(id, &account)
+                    .and_then(|(approval, owner, uid)| {
+                        inbox_protocol::approval::verify_approval(
+                            &approval,
+                            id,
+                            &request.sha256,
+                            owner.as_deref(),
+                            uid,
+                        )
+                    });
+            if let Err(why) = theirs {
+                let path = self
+                    .spool
+                    .approval_path(id, &account)
+                    .map_or_else(String::new, |path| format!(" {}", path.display()));
+                return Err(SettleError::Blocked {
+                    id: id.to_owned(),
+                    reason: format!(
+                        "an approval file in your name is already there and is not your \
+                         approval of this version ({why}); nothing was recorded: remove the \
+                         file{path} and answer again"
+                    ),
+                });
+            }
+        }
         if placed == inbox_spool::Placed::Written {
             self.in_batch(|engine| {
                 let detail = serde_json::json!({
