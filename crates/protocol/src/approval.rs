@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::outcome::ApprovalRef;
 use crate::outcome::{Outcome, OutcomeStatus, Surface, OPERATOR_PREFIX, PROTOCOL_VERSION};
 
 /// The spool's directory of approval files.
@@ -59,16 +60,6 @@ pub struct Approval {
     pub taken_over: bool,
     /// Which inbox wrote it: `<host>/<instance id>`.
     pub instance: String,
-}
-
-/// One approval an outcome stands on, as the outcome lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ApprovalRef {
-    /// `operator:<account>`.
-    pub by: String,
-    pub at: DateTime<Utc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface: Option<Surface>,
 }
 
 impl Approval {

@@ -185,6 +185,17 @@ pub struct AnswerSet {
     pub defaulted: Vec<String>,
 }
 
+/// One approval an outcome stands on, as the outcome lists it (the approval file itself
+/// is `approval::Approval`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalRef {
+    /// `operator:<account>`.
+    pub by: String,
+    pub at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Surface>,
+}
+
 /// An outcome file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(title = "Answer Inbox outcome")]
@@ -246,9 +257,9 @@ pub struct Outcome {
     pub instance: String,
     /// For a request whose rule needs several approvals (`approvals = N`): every approval
     /// the answer stands on, one per account, each an approval file of its own
-    /// (`approvals/<id>+<account>.json`) that readers check ([`crate::approval`]).
+    /// (`approvals/<id>+<account>.json`) that readers check (`approval::verify_approvals`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approvals: Option<Vec<crate::approval::ApprovalRef>>,
+    pub approvals: Option<Vec<ApprovalRef>>,
     /// The person who answered is not among the rule's assignees and took the request
     /// over (only where the rule says `takeover = true`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

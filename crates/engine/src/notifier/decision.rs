@@ -25,7 +25,7 @@ use inbox_protocol::Priority;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use super::wording::{source_line, NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BUTTONS};
+use super::notice::{source_line, NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BUTTONS};
 use super::Announcement;
 
 /// Most rows a decision's bubble body may take, counting each line as the rows it wraps

@@ -18,6 +18,7 @@
 
 pub mod coalescer;
 pub mod decision;
+pub mod notice;
 pub mod wording;
 
 use inbox_policy::Loudness;
@@ -27,10 +28,11 @@ use crate::store::{RequestDetail, RequestSummary};
 
 pub use coalescer::{Coalescer, Delivery, MIN_GAP, QUIET_WINDOW};
 pub use decision::{MAX_DECISION_ROWS, ROW_CHARS};
-pub use wording::{
-    compose, offer, NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BODY_CHARS, MAX_BUTTONS,
-    MAX_LABEL_CHARS, MAX_SHOWN_QUESTION_CHARS,
+pub use notice::{
+    NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BODY_CHARS, MAX_BUTTONS, MAX_LABEL_CHARS,
+    MAX_SHOWN_QUESTION_CHARS,
 };
+pub use wording::{compose, offer};
 
 /// Something that can tell the operator about new requests.
 ///
