@@ -185,8 +185,8 @@ pub struct AnswerSet {
     pub defaulted: Vec<String>,
 }
 
-/// One approval an outcome stands on, as the outcome lists it (the approval file itself
-/// is `approval::Approval`).
+/// One approval an outcome stands on, as the outcome lists it; the approval itself is a
+/// file of its own, `approvals/<id>+<account>.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ApprovalRef {
     /// `operator:<account>`.
@@ -257,7 +257,7 @@ pub struct Outcome {
     pub instance: String,
     /// For a request whose rule needs several approvals (`approvals = N`): every approval
     /// the answer stands on, one per account, each an approval file of its own
-    /// (`approvals/<id>+<account>.json`) that readers check (`approval::verify_approvals`).
+    /// (`approvals/<id>+<account>.json`) that readers check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approvals: Option<Vec<ApprovalRef>>,
     /// The person who answered is not among the rule's assignees and took the request
