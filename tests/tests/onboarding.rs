@@ -180,6 +180,12 @@ fn qr_lines(log: &str) -> Vec<&str> {
 fn serve_draws_the_pairing_link_as_a_qr_code_and_keeps_stdout_a_log() {
     let inbox = Inbox::new();
     let (mut process, link, log) = serve(&inbox, &[]);
+    // Scripts read the link from the first line of the log.
+    assert!(
+        process.seen[0].starts_with("open: "),
+        "the first line on standard output: {:?}",
+        process.seen
+    );
     assert!(
         process.seen.iter().all(|line| !line.contains('█')),
         "the code is not on standard output: {:?}",

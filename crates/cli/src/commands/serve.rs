@@ -4,7 +4,7 @@
 //! the pairing link for a first device.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use inbox_app::{Inbox, UiEvent};
@@ -70,10 +70,16 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
     }
 
     let feed = EventFeed::new();
+    // Standard output is the log, and its first line is `open: <link>` (scripts read it):
+    // what the loop says before the link exists is held, then logged after it.
+    let held: Arc<Mutex<Option<Vec<UiEvent>>>> = Arc::new(Mutex::new(Some(Vec::new())));
     let sink = {
-        let feed = feed.clone();
+        let (feed, held) = (feed.clone(), Arc::clone(&held));
         Arc::new(move |event: UiEvent| {
-            log_event(&event);
+            match held.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+                Some(early) => early.push(event.clone()),
+                None => log_event(&event),
+            }
             feed.send(event);
         })
     };
@@ -108,6 +114,11 @@ pub fn run(location: &LocationArgs, args: &ServeArgs) -> Result<u8> {
     writeln!(stdout, "open: {link}")?;
     stdout.flush()?;
     drop(stdout);
+    let early = held.lock().unwrap_or_else(|p| p.into_inner()).take();
+    early
+        .into_iter()
+        .flatten()
+        .for_each(|event| log_event(&event));
     if !args.no_qr {
         // On standard error: standard output is the log, its first line `open: <link>`.
         eprint!("{}", terminal_qr(&link)?);

@@ -68,8 +68,23 @@ fn user_unit_path() -> Result<PathBuf> {
     Ok(config.join("systemd/user").join(UNIT_NAME))
 }
 
+/// The program the unit starts: this binary, or, run from an AppImage (which sets `APPIMAGE`
+/// and `APPDIR`, its mount), the image itself: the mount's path is gone once the image exits,
+/// and the image runs the command when given `watch`.
+fn service_program(exe: PathBuf, image: Option<PathBuf>, mount: Option<PathBuf>) -> PathBuf {
+    match (image, mount) {
+        (Some(image), Some(mount)) if exe.starts_with(&mount) && image.is_file() => image,
+        _ => exe,
+    }
+}
+
 fn install(path: &Path, locations: &LocationArgs, args: &ServiceInstallArgs) -> Result<u8> {
     let exe = std::env::current_exe().context("cannot find the running answer-inbox binary")?;
+    let exe = service_program(
+        exe,
+        std::env::var_os("APPIMAGE").map(PathBuf::from),
+        std::env::var_os("APPDIR").map(PathBuf::from),
+    );
     // Linux names a binary deleted or replaced since it started "<path> (deleted)".
     if !exe.is_file() {
         bail!(
@@ -628,6 +643,26 @@ impl Call {
                 .map(str::to_owned),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod program_tests {
+    use super::*;
+
+    /// From an AppImage the unit starts the image, never its temporary mount.
+    #[test]
+    fn the_unit_starts_the_appimage_not_its_mount() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("Answer_Inbox.AppImage");
+        fs::write(&image, b"").unwrap();
+        let mount = PathBuf::from("/tmp/.mount_AnswerXYZ");
+        let from_image =
+            |exe: PathBuf| service_program(exe, Some(image.clone()), Some(mount.clone()));
+        assert_eq!(from_image(mount.join("usr/bin/answer-inbox")), image);
+        let installed = PathBuf::from("/usr/bin/answer-inbox");
+        assert_eq!(from_image(installed.clone()), installed);
+        assert_eq!(service_program(installed.clone(), None, None), installed);
     }
 }
 
