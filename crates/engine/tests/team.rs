@@ -346,3 +346,38 @@ fn an_approval_forged_in_my_name_beforehand_is_said_not_taken_for_mine() {
     }
     assert!(team.outcome("deploy").is_none());
 }
+
+/// A request assigned to another: refused for this operator unless the rule allows a
+/// take-over; where it does, the answer counts, the outcome says it was taken over, and the
+/// audit log records the take-over.
+#[test]
+fn a_take_over_is_allowed_only_where_the_rule_says_and_is_recorded() {
+    let Some(team) = team() else { return };
+    let theirs = "[[rule]]\nname = \"daemons\"\nassign = [\"daemon\"]\n";
+    let mut engine = team.engine(theirs);
+    team.place(&mut engine, "rotate");
+    assert!(matches!(
+        engine.answer("rotate", &yes(), None, Surface::Cli),
+        Err(SettleError::NotAssigned { .. })
+    ));
+    assert!(team.outcome("rotate").is_none());
+
+    let mut engine =
+        team.engine("[[rule]]\nname = \"daemons\"\nassign = [\"daemon\"]\ntakeover = true\n");
+    team.place(&mut engine, "rotate2");
+    let outcome = engine
+        .answer("rotate2", &yes(), None, Surface::Cli)
+        .expect("a take-over the rule allows");
+    assert!(outcome.taken_over, "{outcome:?}");
+    assert_eq!(outcome.answered_by, "operator:root");
+    let written = team.outcome("rotate2").expect("written");
+    assert!(written.taken_over);
+    let kinds: Vec<String> = engine
+        .queries()
+        .events_of("rotate2")
+        .unwrap()
+        .iter()
+        .map(|e| e.kind.clone())
+        .collect();
+    assert!(kinds.contains(&"taken_over".to_owned()), "{kinds:?}");
+}
