@@ -1,5 +1,5 @@
 //! Answer many alike: parallel runs of one pipeline often ask the same thing. Pending
-//! requests whose questions are identical (the same [`inbox_protocol::fingerprint`]) form a
+//! requests whose questions are identical (the same [`inbox_protocol::fingerprint()`]) form a
 //! group, which the operator answers once after seeing every request it will settle.
 //!
 //! Answering a group is still one answer per request: [`Engine::answer_alike`] (with the
@@ -25,7 +25,7 @@ use crate::store::{RequestSummary, StoreError};
 /// Pending requests that ask the same questions.
 #[derive(Debug, Clone)]
 pub struct AlikeGroup {
-    /// What they ask, as [`inbox_protocol::fingerprint`] gives it.
+    /// What they ask, as [`inbox_protocol::fingerprint()`] gives it.
     pub fingerprint: String,
     /// Oldest first (by when each file was placed, then by id).
     pub members: Vec<RequestSummary>,

@@ -313,7 +313,7 @@ impl Reader {
     }
 }
 
-/// How soon kept outcomes ([`Engine::retry_unwritten`]) are tried again.
+/// How soon kept outcomes (the engine's `retry_unwritten`) are tried again.
 pub const RETRY_UNWRITTEN_EVERY: Duration = Duration::from_secs(2);
 
 /// The first and the longest wait after a failure the loop waits out.
