@@ -65,14 +65,12 @@ pub struct Approval {
 impl Approval {
     /// The file's bytes: pretty JSON with a final newline.
     pub fn to_file_bytes(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("an approval is plain JSON");
-        bytes.push(b'\n');
-        bytes
+        crate::duplicate_keys::json_file_bytes(self)
     }
 
+    /// Reads an approval file (a key given twice is refused, as in an outcome).
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Approval, String> {
-        let approval: Approval =
-            serde_json::from_slice(bytes).map_err(|e| format!("not a valid approval: {e}"))?;
+        let approval: Approval = crate::duplicate_keys::read_json_file(bytes, "approval")?;
         if approval.inbox != PROTOCOL_VERSION {
             return Err(format!("unsupported approval version {}", approval.inbox));
         }

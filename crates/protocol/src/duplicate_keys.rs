@@ -2,12 +2,38 @@
 //! and says nothing). Requests and outcomes alike are refused for them: other readers keep
 //! the first value, so such a file could say one thing to one reader and another to the next.
 //! Plain serde, so an asker without the `validate` feature checks outcomes the same way.
+//! The inbox's own files (outcomes, approvals) are read and written here, once.
 
 use std::collections::HashSet;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Serialize;
 
 use crate::problem::{pointer_token, short, Problem};
+
+/// A file the inbox writes (an outcome, an approval), read strictly: JSON of `T`, and no key
+/// given twice anywhere (two answers to one question are read differently by different
+/// readers). `what` names the file in the error ("outcome", "approval").
+pub(crate) fn read_json_file<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, String> {
+    let value: T = serde_json::from_slice(bytes).map_err(|e| format!("not a valid {what}: {e}"))?;
+    // It parsed, so it is UTF-8.
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    if let Some(twice) = duplicate_keys(text).first() {
+        return Err(format!(
+            "not a valid {what}: at {}: {}",
+            twice.pointer, twice.message
+        ));
+    }
+    Ok(value)
+}
+
+/// A file the inbox writes, as it writes it: pretty JSON with a final newline, readable by
+/// people and `jq`.
+pub(crate) fn json_file_bytes<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).expect("the inbox's files are plain JSON");
+    bytes.push(b'\n');
+    bytes
+}
 
 /// Every key given twice in one object. serde_json keeps the last value, other readers keep
 /// the first, so such a request could say one thing to the asker's tools and another to the

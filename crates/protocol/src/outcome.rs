@@ -359,24 +359,12 @@ impl Outcome {
 
     /// The file's bytes: pretty JSON with a final newline, readable by people and `jq`.
     pub fn to_file_bytes(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("an outcome is plain JSON");
-        bytes.push(b'\n');
-        bytes
+        crate::duplicate_keys::json_file_bytes(self)
     }
 
-    /// Reads an outcome file written by any inbox.
+    /// Reads an outcome file written by any inbox (a key given twice is refused).
     pub fn from_file_bytes(bytes: &[u8]) -> Result<Outcome, String> {
-        let outcome: Outcome =
-            serde_json::from_slice(bytes).map_err(|e| format!("not a valid outcome: {e}"))?;
-        // It parsed, so it is UTF-8. A key given twice (two answers to one question) is read
-        // differently by different readers: refused, as in a request.
-        let text = std::str::from_utf8(bytes).unwrap_or_default();
-        if let Some(twice) = crate::duplicate_keys::duplicate_keys(text).first() {
-            return Err(format!(
-                "not a valid outcome: at {}: {}",
-                twice.pointer, twice.message
-            ));
-        }
+        let outcome: Outcome = crate::duplicate_keys::read_json_file(bytes, "outcome")?;
         if outcome.inbox != PROTOCOL_VERSION {
             return Err(format!("unsupported outcome version {}", outcome.inbox));
         }
@@ -400,5 +388,11 @@ mod duplicate_key_tests {
         assert!(error.contains("more than once"), "{error}");
         let once = text.replace(r#""pick":"b","#, "");
         assert!(Outcome::from_file_bytes(once.as_bytes()).is_ok());
+        // An approval file is read the same way.
+        let approval = r#"{"inbox":1,"id":"d","request_sha256":"x","approved_by":"operator:a",
+            "approved_at":"2026-12-05T10:00:00Z","answers":{"go":true,"go":false},
+            "instance":"x/y"}"#;
+        let error = crate::approval::Approval::from_file_bytes(approval.as_bytes()).unwrap_err();
+        assert!(error.contains("/answers/go"), "{error}");
     }
 }
