@@ -109,6 +109,42 @@ impl Team {
     }
 }
 
+/// An outcome root writes itself, answering `go: true` to version `sha` of `id`, placed and
+/// then read by `engine`.
+fn forge_roots_outcome(
+    team: &Team,
+    engine: &mut Engine,
+    id: &str,
+    sha: &str,
+    edit: impl FnOnce(&mut Outcome),
+) {
+    let mut forged = Outcome::new(
+        id,
+        OutcomeStatus::Answered,
+        "operator:root",
+        "h/1",
+        Utc::now(),
+    );
+    forged.request_sha256 = Some(sha.to_owned());
+    forged.answers.insert("go".into(), json!(true));
+    edit(&mut forged);
+    team.spool
+        .write_outcome(id, &forged.to_file_bytes())
+        .unwrap();
+    engine.turn(Wake::Rescan).unwrap();
+}
+
+/// Why `id` is blocked, if it is.
+fn blocked_reason(engine: &Engine, id: &str) -> Option<String> {
+    engine
+        .queries()
+        .detail(id)
+        .unwrap()
+        .unwrap()
+        .summary
+        .blocked
+}
+
 fn yes() -> Map<String, Value> {
     json!({"go": true}).as_object().unwrap().clone()
 }
@@ -194,59 +230,23 @@ fn a_forged_outcome_of_one_approver_blocks_the_request() {
     let mut engine = team.engine(TWO);
     let sha = team.place(&mut engine, "deploy");
     // root writes the outcome alone, listing itself twice.
-    let mut forged = Outcome::new(
-        "deploy",
-        OutcomeStatus::Answered,
-        "operator:root",
-        "h/1",
-        Utc::now(),
-    );
-    forged.request_sha256 = Some(sha.clone());
-    forged.answers.insert("go".into(), json!(true));
     team.approval("deploy", "root", &sha, true, 0);
-    forged.approvals = Some(vec![
-        inbox_protocol::ApprovalRef {
-            by: "operator:root".into(),
-            at: Utc::now(),
-            surface: None,
-        },
-        inbox_protocol::ApprovalRef {
-            by: "operator:root".into(),
-            at: Utc::now(),
-            surface: None,
-        },
-    ]);
-    team.spool
-        .write_outcome("deploy", &forged.to_file_bytes())
-        .unwrap();
-    engine.turn(Wake::Rescan).unwrap();
-    let detail = engine.queries().detail("deploy").unwrap().unwrap();
-    let blocked = detail.summary.blocked.expect("blocked");
+    let twice = || inbox_protocol::ApprovalRef {
+        by: "operator:root".into(),
+        at: Utc::now(),
+        surface: None,
+    };
+    forge_roots_outcome(&team, &mut engine, "deploy", &sha, |forged| {
+        forged.approvals = Some(vec![twice(), twice()]);
+    });
+    let blocked = blocked_reason(&engine, "deploy").expect("blocked");
     assert!(blocked.contains("approving twice"), "{blocked}");
 
     // With no approvals at all, a single answer is short of the two the rule needs.
     let mut engine = team.engine(TWO);
     let sha = team.place(&mut engine, "deploy3");
-    let mut alone = Outcome::new(
-        "deploy3",
-        OutcomeStatus::Answered,
-        "operator:root",
-        "h/1",
-        Utc::now(),
-    );
-    alone.request_sha256 = Some(sha);
-    alone.answers.insert("go".into(), json!(true));
-    team.spool
-        .write_outcome("deploy3", &alone.to_file_bytes())
-        .unwrap();
-    engine.turn(Wake::Rescan).unwrap();
-    let blocked = engine
-        .queries()
-        .detail("deploy3")
-        .unwrap()
-        .unwrap()
-        .summary
-        .blocked;
+    forge_roots_outcome(&team, &mut engine, "deploy3", &sha, |_| {});
+    let blocked = blocked_reason(&engine, "deploy3");
     assert!(blocked
         .unwrap()
         .contains("needs 2 approvals and it lists 0"));
@@ -291,26 +291,8 @@ fn only_assignees_answer_and_an_unassigned_request_fails_closed() {
         .request
         .unwrap()
         .sha256;
-    let mut forged = Outcome::new(
-        "deploy",
-        OutcomeStatus::Answered,
-        "operator:root",
-        "h/1",
-        Utc::now(),
-    );
-    forged.request_sha256 = Some(sha);
-    forged.answers.insert("go".into(), json!(true));
-    team.spool
-        .write_outcome("deploy", &forged.to_file_bytes())
-        .unwrap();
-    engine.turn(Wake::Rescan).unwrap();
-    let blocked = engine
-        .queries()
-        .detail("deploy")
-        .unwrap()
-        .unwrap()
-        .summary
-        .blocked;
+    forge_roots_outcome(&team, &mut engine, "deploy", &sha, |_| {});
+    let blocked = blocked_reason(&engine, "deploy");
     assert!(blocked.unwrap().contains("not among the assignees"));
 
     // Assigned to nobody who exists: it expires at once (the default if_unassigned).
