@@ -33,7 +33,7 @@ use std::fs;
 use std::io::{BufRead, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -1099,17 +1099,7 @@ fn place_and_race(
             let id = format!("t{n:05}");
             let placer = rng.usize(0..operators.len());
             let mut cmd = operators[placer].command(&config.binary, &["ask", "-"]);
-            cmd.stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            let mut child = cmd.spawn().map_err(|e| format!("cannot start ask: {e}"))?;
-            child
-                .stdin
-                .take()
-                .expect("stdin is piped")
-                .write_all(request_body(&id).as_bytes())
-                .map_err(|e| e.to_string())?;
-            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+            let out = output_with_input(&mut cmd, request_body(&id).as_bytes(), "ask")?;
             if !out.status.success() || String::from_utf8_lossy(&out.stdout).trim() != id {
                 return Err(format!(
                     "{} could not place {id} through its mount: exit {:?}, stdout {:?}, \
@@ -1944,20 +1934,28 @@ fn approval_request(id: &str, title: &str, priority: &str) -> String {
     .to_string()
 }
 
-/// `ask -` (placing only) as `operator`.
-fn place(binary: &Path, operator: &Operator, body: &str) -> Result<(), String> {
-    let mut cmd = operator.command(binary, &["ask", "-"]);
+/// Runs `cmd` with `input` on its standard input; its output, however it ended. `what`
+/// names the program when it cannot be started.
+fn output_with_input(cmd: &mut Command, input: &[u8], what: &str) -> Result<Output, String> {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start ask: {e}"))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {what}: {e}"))?;
     child
         .stdin
         .take()
         .expect("stdin is piped")
-        .write_all(body.as_bytes())
+        .write_all(input)
         .map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    child.wait_with_output().map_err(|e| e.to_string())
+}
+
+/// `ask -` (placing only) as `operator`.
+fn place(binary: &Path, operator: &Operator, body: &str) -> Result<(), String> {
+    let mut cmd = operator.command(binary, &["ask", "-"]);
+    let out = output_with_input(&mut cmd, body.as_bytes(), "ask")?;
     if !out.status.success() {
         return Err(format!(
             "{} could not place a request: {}",
@@ -2037,8 +2035,8 @@ fn forge_approval(
     .to_string();
     let tmp = spool.join("tmp").join(format!("forged-{named}"));
     let target = spool.join("approvals").join(format!("{id}+{named}.json"));
-    let mut child = Command::new(tool("setpriv")?)
-        .arg(format!("--reuid={}", forger.name))
+    let mut cmd = Command::new(tool("setpriv")?);
+    cmd.arg(format!("--reuid={}", forger.name))
         .arg(format!("--regid={}", forger.gid))
         .arg("--init-groups")
         .args([
@@ -2049,18 +2047,8 @@ fn forge_approval(
             "sh",
         ])
         .arg(&tmp)
-        .arg(&target)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run setpriv: {e}"))?;
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(body.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        .arg(&target);
+    let out = output_with_input(&mut cmd, body.as_bytes(), "setpriv")?;
     if !out.status.success() {
         return Err(format!(
             "{} could not write {}: {}",
