@@ -57,7 +57,12 @@ async fn start_at_login_adds_and_removes_the_autostart_entry_and_the_log_has_a_f
     let entry = d.root().join("home/.config/autostart/Answer Inbox.desktop");
     assert!(!entry.exists());
     d.click("[data-testid=settings-start-at-login]").await;
-    wait_until("the autostart entry to appear", || entry.is_file()).await;
+    // The autostart library creates the file and then writes it: wait for the whole entry
+    // (its Exec line), not merely for the file, or the read can see it empty.
+    wait_until("the autostart entry to be written", || {
+        std::fs::read_to_string(&entry).is_ok_and(|text| text.contains("Exec="))
+    })
+    .await;
     let text = std::fs::read_to_string(&entry).unwrap();
     assert!(text.contains("[Desktop Entry]"), "{text}");
     assert!(text.contains("Type=Application"), "{text}");
