@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use inbox_app::UiEvent;
 use inbox_desk::closing::{on_close, tray_host_present, Explained, OnClose};
+use inbox_desk::handover::{hand_over, Handover};
 use inbox_desk::{Desk, DeskConfig, ShellHooks};
 use inbox_web::{EventFeed, Remote};
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
@@ -59,8 +60,21 @@ pub fn run() {
     }
     let at_login = std::env::args().any(|arg| arg == AT_LOGIN);
 
+    // A second launch hands over to the running app before Tauri starts GTK (handover.rs).
+    let context = tauri::generate_context!();
+    let argv: Vec<String> = std::env::args_os()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let identifier = context.config().identifier.clone();
+    if hand_over(&identifier, &argv, &cwd.to_string_lossy()) == Handover::HandedOver {
+        tracing::info!("Answer Inbox runs already: handed over to it (its window is shown)");
+        return;
+    }
+
     let app = tauri::Builder::default()
-        // First, so that a second launch hands over before it opens anything itself.
+        // First, so that two launches at the same moment still end with one app: the one
+        // that lost the name hands over from here.
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             show_main_window(app)
         }))
@@ -98,7 +112,7 @@ pub fn run() {
                 std::thread::spawn(move || close_main_window(&app));
             }
         })
-        .build(tauri::generate_context!())
+        .build(context)
         .unwrap_or_else(|error| {
             eprintln!("answer-inbox-desktop: cannot start: {error}");
             std::process::exit(2);

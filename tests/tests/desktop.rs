@@ -752,7 +752,7 @@ async fn a_second_launch_hands_over_to_the_running_app() {
     let mut second = second
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::fs::File::create(d.root().join("second.log")).unwrap())
         .spawn()
         .expect("start a second app");
     let deadline = std::time::Instant::now() + STEP;
@@ -767,6 +767,9 @@ async fn a_second_launch_hands_over_to_the_running_app() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(status.success(), "the second launch exited with {status}");
+    // It handed over before Tauri started GTK (handover.rs), not from the plugin's setup.
+    let said = std::fs::read_to_string(d.root().join("second.log")).unwrap();
+    assert!(said.contains("handed over to it"), "{said}");
 
     // The first one still runs its inbox and its window.
     d.place_request("after-second", &confirm("After the second launch"));

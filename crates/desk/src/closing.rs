@@ -94,8 +94,7 @@ impl Explained {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader};
-    use std::process::{Child, Command, Stdio};
+    use crate::private_bus::PrivateBus;
 
     #[test]
     fn closing_hides_only_where_a_tray_can_bring_the_window_back() {
@@ -115,52 +114,13 @@ mod tests {
         assert!(Explained::at(&root.path().join("state/answer-inbox")).before());
     }
 
-    /// A private session bus of this test's own, stopped when dropped.
-    struct PrivateBus {
-        daemon: Child,
-        address: String,
-    }
-
-    impl PrivateBus {
-        fn start() -> PrivateBus {
-            let mut daemon = Command::new("dbus-daemon")
-                .args(["--session", "--nofork", "--print-address=1"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("dbus-daemon (scripts/setup installs dbus)");
-            let mut address = String::new();
-            BufReader::new(daemon.stdout.take().unwrap())
-                .read_line(&mut address)
-                .unwrap();
-            PrivateBus {
-                daemon,
-                address: address.trim().to_owned(),
-            }
-        }
-
-        fn connect(&self) -> zbus::blocking::Connection {
-            zbus::blocking::connection::Builder::address(self.address.as_str())
-                .unwrap()
-                .build()
-                .unwrap()
-        }
-    }
-
-    impl Drop for PrivateBus {
-        fn drop(&mut self) {
-            let _ = self.daemon.kill();
-            let _ = self.daemon.wait();
-        }
-    }
-
     #[test]
     fn a_tray_host_is_seen_while_it_owns_the_watchers_name() {
         let bus = PrivateBus::start();
         let app = bus.connect();
         assert!(!tray_host_on(&app), "nobody owns the name yet");
 
-        let host = zbus::blocking::connection::Builder::address(bus.address.as_str())
+        let host = zbus::blocking::connection::Builder::address(bus.address())
             .unwrap()
             .name(TRAY_WATCHER)
             .unwrap()

@@ -11,14 +11,18 @@
 //! - [`notify`]: notifications with buttons, do-not-disturb.
 //! - [`logs`]: the app's daily log file in the state directory.
 //! - [`closing`]: whether closing the window hides it (a tray host is there) or quits.
+//! - [`handover`]: a second launch hands over to the running app before it starts.
 //! - [`bundle`]: running from the AppImage's bundle.
 //! - [`rendering`]: whether WebKit composites with GL (off where there is no GPU).
 
 pub mod bundle;
 pub mod closing;
 pub mod desk;
+pub mod handover;
 pub mod logs;
 pub mod notify;
+#[cfg(test)]
+mod private_bus;
 pub mod rendering;
 
 pub use desk::{Desk, DeskConfig, ShellHooks};
