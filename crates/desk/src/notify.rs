@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use inbox_engine::notifier::{Announcement, Notifier};
+use inbox_engine::notifier::{Announcement, Gone, Notifier};
 use inbox_notifications::Notifications;
 
 pub use inbox_notifications::{Availability, Chosen, NotifySwitches};
@@ -50,7 +50,7 @@ impl Notifier for ActionNotifier {
         }
     }
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<Gone>) {
         if let Some(notifications) = &self.notifications {
             notifications.withdraw(gone);
         }

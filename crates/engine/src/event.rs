@@ -7,6 +7,8 @@ use chrono::{DateTime, Utc};
 use inbox_protocol::{OutcomeStatus, Priority, Problem, Source};
 use serde::Serialize;
 
+use crate::notifier::{Departure, Gone};
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
@@ -82,16 +84,32 @@ impl Event {
     /// The request this event takes off the pending list (settled, decided but not yet
     /// written, withdrawn, blocked, rejected, snoozed): whatever was shown for it, a bubble
     /// or a push, no longer offers a decision.
-    pub fn left_pending(&self) -> Option<&str> {
-        match self {
-            Event::Settled { id, .. }
-            | Event::Unwritten { id, .. }
-            | Event::Cancelled { id }
-            | Event::Blocked { id, .. }
-            | Event::Rejected { id, .. }
-            | Event::Snoozed { id, .. } => Some(id),
-            _ => None,
-        }
+    pub fn left_pending(&self) -> Option<Gone> {
+        let (id, why) = match self {
+            Event::Settled {
+                id,
+                status,
+                answered_by,
+            }
+            | Event::Unwritten {
+                id,
+                status,
+                answered_by,
+                ..
+            } => (
+                id,
+                Departure::Settled {
+                    status: *status,
+                    answered_by: answered_by.clone(),
+                },
+            ),
+            Event::Cancelled { id } => (id, Departure::Withdrawn),
+            Event::Blocked { id, .. } => (id, Departure::Blocked),
+            Event::Rejected { id, .. } => (id, Departure::Rejected),
+            Event::Snoozed { id, .. } => (id, Departure::Snoozed),
+            _ => return None,
+        };
+        Some(Gone::new(id.clone(), why))
     }
 
     /// One human-readable line, for the daemon's log.

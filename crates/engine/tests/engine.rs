@@ -129,18 +129,19 @@ fn a_request_is_ingested_answered_once_and_recorded() {
 
 /// Records what the engine takes back from its notifier.
 #[derive(Clone, Default)]
-struct Withdrawn(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+struct Withdrawn(std::sync::Arc<std::sync::Mutex<Vec<inbox_engine::notifier::Gone>>>);
 
 impl inbox_engine::notifier::Notifier for Withdrawn {
     fn announce(&self, _fresh: Vec<inbox_engine::notifier::Announcement>) {}
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<inbox_engine::notifier::Gone>) {
         self.0.lock().unwrap().extend(gone);
     }
 }
 
 /// A request that leaves the pending list, whoever settles or withdraws it, has its bubble
-/// taken back: answered here, withdrawn by its asker, or answered by another process.
+/// taken back: answered here, withdrawn by its asker, or answered by another process; and
+/// the notifier hears why, to say so where a push stays on a phone.
 #[test]
 fn the_notifier_takes_back_what_left_the_pending_list() {
     let fx = Fixture::new();
@@ -169,9 +170,26 @@ fn the_notifier_takes_back_what_left_the_pending_list() {
         )
         .unwrap();
     engine.turn(Wake::Rescan).unwrap();
-    let mut gone = withdrawn.0.lock().unwrap().clone();
+    let mut gone: Vec<(String, String)> = withdrawn
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|g| (g.id.clone(), g.why.line()))
+        .collect();
     gone.sort();
-    assert_eq!(gone, ["elsewhere", "here", "withdrawn"]);
+    let me = inbox_engine::operator::account();
+    assert_eq!(
+        gone,
+        [
+            ("elsewhere".to_owned(), format!("Answered by {me}")),
+            ("here".to_owned(), format!("Answered by {me}")),
+            (
+                "withdrawn".to_owned(),
+                "Withdrawn: its asker stopped waiting".to_owned()
+            ),
+        ]
+    );
 }
 
 #[test]

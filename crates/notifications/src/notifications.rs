@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crossbeam_channel::Sender;
-use inbox_engine::notifier::{compose, Announcement, Delivery, Notifier, Offer};
+use inbox_engine::notifier::{compose, Announcement, Delivery, Gone, Notifier, Offer};
 use inbox_engine::Event;
 use serde_json::{Map, Value};
 
@@ -185,7 +185,7 @@ impl Notifier for Notifications {
         self.queue.announce(fresh);
     }
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<Gone>) {
         self.queue.withdraw(gone);
     }
 }
@@ -277,7 +277,7 @@ impl Deliver for BubbleSender {
         }
     }
 
-    fn withdraw(&mut self, gone: &[String]) {
+    fn withdraw(&mut self, gone: &[Gone]) {
         self.close_gone(gone);
     }
 }
@@ -285,10 +285,10 @@ impl Deliver for BubbleSender {
 impl BubbleSender {
     /// Closes each bubble all of whose requests are gone; a summary that still stands for
     /// a pending request stays.
-    fn close_gone(&mut self, gone: &[String]) {
+    fn close_gone(&mut self, gone: &[Gone]) {
         let mut closing = Vec::new();
         self.shown.retain(|bubble, ids| {
-            ids.retain(|id| !gone.contains(id));
+            ids.retain(|id| !gone.iter().any(|g| &g.id == id));
             if ids.is_empty() {
                 closing.push(*bubble);
             }

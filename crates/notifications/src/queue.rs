@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crossbeam_channel::TrySendError;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use inbox_engine::notifier::{Announcement, Coalescer, Delivery, Notifier, QUIET_WINDOW};
+use inbox_engine::notifier::{Announcement, Coalescer, Delivery, Gone, Notifier, QUIET_WINDOW};
 
 /// Batches of new requests that may wait for a notifier's thread. A thousand batches behind
 /// means the daemon or the server is stuck; what comes next is dropped rather than held.
@@ -32,13 +32,13 @@ pub trait Deliver: Send + 'static {
 
     /// These requests left the pending list: take back what was delivered for them (close
     /// the bubble, clear the push). Nothing held for them is delivered any more.
-    fn withdraw(&mut self, _gone: &[String]) {}
+    fn withdraw(&mut self, _gone: &[Gone]) {}
 }
 
 /// What the engine tells a notifier's thread.
 enum News {
     Fresh(Vec<Announcement>),
-    Gone(Vec<String>),
+    Gone(Vec<Gone>),
 }
 
 /// The engine's side of a notifier: its bounded queue, into which `announce` hands each
@@ -73,7 +73,7 @@ impl Notifier for CoalescingQueue {
         }
     }
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<Gone>) {
         if !gone.is_empty() {
             self.hand_over(News::Gone(gone));
         }
@@ -114,7 +114,7 @@ fn run(inbox: &Receiver<News>, mut deliver: impl Deliver) {
         let delivery = match received {
             Ok(News::Fresh(batch)) => coalescer.arrive(now, batch),
             Ok(News::Gone(gone)) => {
-                coalescer.forget(|held| gone.contains(&held.summary.id));
+                coalescer.forget(|held| gone.iter().any(|g| g.id == held.summary.id));
                 deliver.withdraw(&gone);
                 // A summary that was due goes out now, without them.
                 coalescer.due(now)

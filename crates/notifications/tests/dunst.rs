@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::{announcement, app_notifications, confirm, next_notified};
-use inbox_engine::notifier::Notifier;
+use inbox_engine::notifier::{Gone, Notifier};
 use inbox_harness::process::{eventually, Running};
 use inbox_harness::session::Session;
 use inbox_notifications::{Chosen, NotificationBus, Notifications};
@@ -372,7 +372,7 @@ fn a_bubble_is_closed_when_its_requests_are_gone() {
         announcement("fourth", &confirm("Restart the queue?", "planu")),
     ]);
     // Settled at once, while its summary is held for the quiet window: never shown.
-    notifications.withdraw(vec!["fourth".into()]);
+    notifications.withdraw(vec![Gone::withdrawn("fourth")]);
     assert_eq!(next_notified(&events), (vec!["first".to_owned()], false));
     assert_eq!(
         next_notified(&events),
@@ -383,13 +383,13 @@ fn a_bubble_is_closed_when_its_requests_are_gone() {
     });
     assert!(session.close_calls().is_empty());
 
-    notifications.withdraw(vec!["first".into()]);
+    notifications.withdraw(vec![Gone::withdrawn("first")]);
     eventually("the first bubble closed", || {
         session.close_calls().len() == 1
     });
     // The summary still stands for "third".
-    notifications.withdraw(vec!["second".into()]);
-    notifications.withdraw(vec!["third".into()]);
+    notifications.withdraw(vec![Gone::withdrawn("second")]);
+    notifications.withdraw(vec![Gone::withdrawn("third")]);
     eventually("the summary closed", || session.close_calls().len() == 2);
     let closed = session.close_calls();
     assert_ne!(
@@ -397,7 +397,7 @@ fn a_bubble_is_closed_when_its_requests_are_gone() {
         "two bubbles, each closed once: {closed:?}"
     );
     // Withdrawing what was never shown closes nothing.
-    notifications.withdraw(vec!["unknown".into()]);
+    notifications.withdraw(vec![Gone::withdrawn("unknown")]);
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(session.close_calls().len(), 2);
     assert_eq!(session.notify_calls().len(), 2);

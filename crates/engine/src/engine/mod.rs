@@ -50,7 +50,7 @@ use inbox_spool::{Area, Spool};
 
 use crate::command::Command;
 use crate::event::Event;
-use crate::notifier::{Announcement, Notifier, Silent};
+use crate::notifier::{Announcement, Gone, Notifier, Silent};
 use crate::policy::source::PolicySource;
 use crate::query::Queries;
 use crate::results::EngineError;
@@ -359,10 +359,7 @@ impl Engine {
                 let events = std::mem::take(&mut self.outbox);
                 // What left the pending list, by whoever: its bubbles and pushes are taken
                 // back, so none keeps offering a decision that no longer decides anything.
-                let gone: Vec<String> = events
-                    .iter()
-                    .filter_map(|event| event.left_pending().map(str::to_owned))
-                    .collect();
+                let gone: Vec<Gone> = events.iter().filter_map(Event::left_pending).collect();
                 if !gone.is_empty() {
                     self.notifier.withdraw(gone);
                 }

@@ -13,11 +13,13 @@
 //! - [`coalescer`]: when bubbles go out ([`Coalescer`], [`Delivery`], [`QUIET_WINDOW`]).
 //! - [`wording`]: what a bubble says and whether it may carry answer buttons ([`compose`],
 //!   [`offer`], [`Notice`], [`Offer`], [`NeedsWindow`]).
+//! - [`gone`]: a request that left the pending list, and why ([`Gone`], [`Departure`]).
 //! - [`decision`]: the bubble for an agent's tool-call decision: the call shown whole, the
 //!   decision's options as numbered buttons ([`MAX_DECISION_ROWS`]).
 
 pub mod coalescer;
 pub mod decision;
+pub mod gone;
 pub mod notice;
 pub mod wording;
 
@@ -28,6 +30,7 @@ use crate::store::{RequestDetail, RequestSummary};
 
 pub use coalescer::{Coalescer, Delivery, MIN_GAP, QUIET_WINDOW};
 pub use decision::{MAX_DECISION_ROWS, ROW_CHARS};
+pub use gone::{Departure, Gone};
 pub use notice::{
     NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BODY_CHARS, MAX_BUTTONS, MAX_LABEL_CHARS,
     MAX_SHOWN_QUESTION_CHARS,
@@ -44,9 +47,10 @@ pub trait Notifier: Send {
     fn announce(&self, fresh: Vec<Announcement>);
 
     /// Requests that left the pending list (settled, withdrawn, expired, rejected, snoozed),
-    /// by whoever: take back what was shown for them (close the bubble, clear the push), so
-    /// no surface keeps offering a decision that no longer decides anything. Never waits.
-    fn withdraw(&self, _gone: Vec<String>) {}
+    /// by whoever: take back what was shown for them (close the bubble, replace the push with
+    /// who settled it), so no surface keeps offering a decision that no longer decides
+    /// anything. Never waits.
+    fn withdraw(&self, _gone: Vec<Gone>) {}
 }
 
 /// One new pending request, as the engine hands it to a [`Notifier`]: the summary the bubble
@@ -153,7 +157,7 @@ impl Notifier for NotifierSlot {
         }
     }
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<Gone>) {
         if let Some(notifier) = self.0.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             notifier.withdraw(gone);
         }
@@ -174,7 +178,7 @@ impl Notifier for Fanout {
         }
     }
 
-    fn withdraw(&self, gone: Vec<String>) {
+    fn withdraw(&self, gone: Vec<Gone>) {
         if let Some((last, others)) = self.0.split_last() {
             for notifier in others {
                 notifier.withdraw(gone.clone());
@@ -200,8 +204,8 @@ mod tests {
         }
 
         /// Recorded as the ids with a leading `-`.
-        fn withdraw(&self, gone: Vec<String>) {
-            let ids = gone.into_iter().map(|id| format!("-{id}")).collect();
+        fn withdraw(&self, gone: Vec<Gone>) {
+            let ids = gone.into_iter().map(|g| format!("-{}", g.id)).collect();
             self.0.lock().unwrap().push(ids);
         }
     }
@@ -222,16 +226,16 @@ mod tests {
     fn withdrawals_reach_every_notifier_of_a_fanout_and_a_slot() {
         let (first, second) = (Told::default(), Told::default());
         let fanout = Fanout(vec![Box::new(first.clone()), Box::new(second.clone())]);
-        fanout.withdraw(vec!["a".into()]);
+        fanout.withdraw(vec![Gone::withdrawn("a")]);
         assert_eq!(first.batches(), [["-a"]]);
         assert_eq!(second.batches(), first.batches());
         let slot = NotifierSlot::default();
-        slot.withdraw(vec!["b".into()]);
+        slot.withdraw(vec![Gone::withdrawn("b")]);
         slot.set(Some(Box::new(first.clone())));
-        slot.withdraw(vec!["c".into()]);
+        slot.withdraw(vec![Gone::withdrawn("c")]);
         assert_eq!(first.batches(), [["-a"], ["-c"]]);
         // A notifier that keeps nothing on screen ignores them.
-        Silent.withdraw(vec!["d".into()]);
+        Silent.withdraw(vec![Gone::withdrawn("d")]);
     }
 
     #[test]

@@ -60,9 +60,9 @@ pub const TITLES_ONLY_MESSAGE: &str = "A new request is waiting";
 /// The message of a summary under [`NtfyConfig::titles_only`].
 pub const TITLES_ONLY_SUMMARY: &str = "Open the inbox to read and answer them";
 
-/// What a push says once its request no longer waits for an answer: settled here or
-/// elsewhere, withdrawn by its asker, expired, snoozed. (The notifier is told only which
-/// requests left the pending list, not why.)
+/// What a summary push says once none of its requests waits for an answer any more (one
+/// request's own push says who settled it or why it went:
+/// [`inbox_engine::notifier::Departure::line`]).
 pub const NO_LONGER_WAITING: &str = "No longer waiting for an answer";
 
 /// The title of a push under [`NtfyConfig::titles_only`] for a request without a title of
@@ -136,15 +136,22 @@ pub fn sequence_id(key: &str) -> String {
 }
 
 /// The message that replaces a push (ntfy's "updating notifications": the same
-/// `sequence_id`, published again): its title as published, [`NO_LONGER_WAITING`], the
-/// lowest priority (silent on a phone) and no actions, so no answer button stays on it.
-/// `click` still opens the request (or the list), where it is shown as it ended.
-pub fn taken_back(config: &NtfyConfig, sequence_id: &str, title: &str, click: &str) -> Value {
+/// `sequence_id`, published again): its title as published, `says` (who settled it, or
+/// [`NO_LONGER_WAITING`]), the lowest priority (silent on a phone) and no actions, so no
+/// answer button stays on it. `click` still opens the request (or the list), where it is
+/// shown as it ended.
+pub fn taken_back(
+    config: &NtfyConfig,
+    sequence_id: &str,
+    title: &str,
+    click: &str,
+    says: &str,
+) -> Value {
     json!({
         "topic": config.topic(),
         "sequence_id": sequence_id,
         "title": title,
-        "message": NO_LONGER_WAITING,
+        "message": says,
         "priority": 1,
         "tags": ["heavy_check_mark"],
         "click": click,
@@ -654,7 +661,13 @@ mod tests {
         assert!(id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
-        let back = taken_back(&config(true), &id, "Deploy?", "https://inbox.test/");
+        let back = taken_back(
+            &config(true),
+            &id,
+            "Deploy?",
+            "https://inbox.test/",
+            NO_LONGER_WAITING,
+        );
         assert_ntfy_publish_format(&back);
         assert_eq!(back["message"], NO_LONGER_WAITING);
         assert_eq!(back["sequence_id"], id.as_str());

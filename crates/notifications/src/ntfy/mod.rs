@@ -14,8 +14,9 @@
 //! A push is taken back once its requests no longer wait for an answer (settled here or
 //! elsewhere, withdrawn, expired, snoozed: the engine's `withdraw`): every push carries an
 //! ntfy sequence id made from its request's id, and the publisher publishes again under
-//! that id a message saying it no longer waits, without actions, which replaces the push on
-//! the phone. This is ntfy's "Updating notifications" (ntfy 2.16 and later, Android app
+//! that id a message saying who settled it or why it went ("Answered by ann", "Withdrawn:
+//! its asker stopped waiting"; a summary: "No longer waiting for an answer"), without
+//! actions, which replaces the push on the phone. This is ntfy's "Updating notifications" (ntfy 2.16 and later, Android app
 //! 1.22 and later: <https://docs.ntfy.sh/publish/#updating-deleting-notifications>; the
 //! JSON field `sequence_id`). A server before 2.16 ignores the field it does not know and
 //! delivers the replacement as a second push, at the lowest priority (silent), under the
@@ -35,7 +36,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use inbox_engine::notifier::{Announcement, Delivery, Notifier};
+use inbox_engine::notifier::{Announcement, Delivery, Gone, Notifier};
 use inbox_protocol::text::one_line;
 use serde_json::Value;
 use url::Url;
@@ -104,9 +105,9 @@ impl Notifier for NtfyPublisher {
     }
 
     /// A request settled before its push went out (held in a burst's summary) is not
-    /// pushed; one already published is replaced by "no longer waiting" (see the module's
-    /// documentation), a summary once all of its requests are gone.
-    fn withdraw(&self, gone: Vec<String>) {
+    /// pushed; one already published is replaced by who settled it or why it went (see the
+    /// module's documentation), a summary once all of its requests are gone.
+    fn withdraw(&self, gone: Vec<Gone>) {
         self.queue.withdraw(gone);
     }
 }
@@ -128,6 +129,9 @@ struct Published {
     click: String,
     /// Its requests that are still pending.
     pending: Vec<String>,
+    /// Whether it was one request's own push (not a summary): its replacement then says
+    /// who settled that request, or why it went.
+    own: bool,
 }
 
 impl Deliver for Publisher {
@@ -153,17 +157,31 @@ impl Deliver for Publisher {
     }
 
     /// Replaces each push all of whose requests are gone.
-    fn withdraw(&mut self, gone: &[String]) {
+    fn withdraw(&mut self, gone: &[Gone]) {
         let mut done = Vec::new();
         self.published.retain_mut(|push| {
-            push.pending.retain(|id| !gone.contains(id));
+            let mut last = None;
+            push.pending
+                .retain(|id| match gone.iter().find(|g| &g.id == id) {
+                    Some(left) => {
+                        last = Some(left);
+                        false
+                    }
+                    None => true,
+                });
             let all_gone = push.pending.is_empty();
-            if all_gone {
+            if let (true, Some(left)) = (all_gone, last) {
+                let says = if push.own {
+                    left.why.line()
+                } else {
+                    NO_LONGER_WAITING.to_owned()
+                };
                 done.push(taken_back(
                     &self.config,
                     &push.sequence_id,
                     &push.title,
                     &push.click,
+                    &says,
                 ));
             }
             !all_gone
@@ -190,6 +208,7 @@ impl Publisher {
             title: field("title"),
             click: field("click"),
             pending: items.iter().map(|a| a.summary.id.clone()).collect(),
+            own: items.len() == 1,
         });
         while self.published.len() > MAX_REMEMBERED_PUSHES {
             self.published.pop_front();
@@ -244,7 +263,8 @@ mod tests {
     use crate::ntfy::fakes::{assert_ntfy_publish_format, http_actions, FakeLinks};
     use crate::testing::{announced, confirm, flood};
     use crossbeam_channel::Receiver;
-    use inbox_engine::notifier::QUIET_WINDOW;
+    use inbox_engine::notifier::{Departure, QUIET_WINDOW};
+    use inbox_protocol::OutcomeStatus;
     use serde_json::json;
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::{TcpListener, TcpStream};
@@ -388,19 +408,29 @@ mod tests {
         let summary_id = summary.body["sequence_id"].as_str().unwrap().to_owned();
         assert_ne!(summary_id, sequence_id("b"));
 
-        // Gone elsewhere: a's push is replaced; the summary still stands for c.
-        publisher.withdraw(vec!["a".into(), "b".into(), "unknown".into()]);
+        // Gone elsewhere: a's push is replaced, saying who answered; the summary still
+        // stands for c.
+        let answered = |id: &str| {
+            Gone::new(
+                id,
+                Departure::Settled {
+                    status: OutcomeStatus::Answered,
+                    answered_by: "operator:ann".into(),
+                },
+            )
+        };
+        publisher.withdraw(vec![answered("a"), answered("b"), answered("unknown")]);
         let back = received.recv_timeout(wait).expect("a's replacement");
         assert_eq!(back.request_line, "POST / HTTP/1.1");
         assert_ntfy_publish_format(&back.body);
         assert_eq!(back.body["sequence_id"], sequence_id("a"));
         assert_eq!(back.body["title"], "Deploy build 7?");
-        assert_eq!(back.body["message"], NO_LONGER_WAITING);
+        assert_eq!(back.body["message"], "Answered by ann");
         assert_eq!(back.body["priority"], 1);
         assert!(back.body.get("actions").is_none(), "{}", back.body);
         assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
 
-        publisher.withdraw(vec!["c".into()]);
+        publisher.withdraw(vec![Gone::withdrawn("c")]);
         let back = received
             .recv_timeout(wait)
             .expect("the summary's replacement");
@@ -408,7 +438,7 @@ mod tests {
         assert_eq!(back.body["title"], "2 new requests need an answer");
         assert_eq!(back.body["message"], NO_LONGER_WAITING);
         // Each once.
-        publisher.withdraw(vec!["a".into(), "c".into()]);
+        publisher.withdraw(vec![answered("a"), Gone::withdrawn("c")]);
         assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
     }
 
