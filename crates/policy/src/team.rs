@@ -8,6 +8,9 @@
 //! parse's checks (more approvals than assignees) and the engine's (is this account an
 //! assignee?) are tested without real accounts.
 
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use nix::unistd::{Group, User};
 use serde::{Deserialize, Serialize};
 
@@ -51,9 +54,16 @@ impl Directory for System {
         let Ok(Some(group)) = Group::from_name(group) else {
             return None;
         };
-        // Listed members; an account whose primary group it is counts too when it answers
-        // (`in_group`), but NSS cannot list those without walking every account.
-        Some(group.mem)
+        // Listed members, then the accounts whose primary group it is: a group made with
+        // `useradd -g ops` lists nobody, and without these it would name nobody, so its
+        // requests would be treated as unassigned.
+        let mut members = group.mem;
+        for account in primary_members(group.gid.as_raw()) {
+            if !members.contains(&account) {
+                members.push(account);
+            }
+        }
+        Some(members)
     }
 
     fn in_group(&self, account: &str, group: &str) -> bool {
@@ -63,6 +73,63 @@ impl Directory for System {
         };
         user.gid == group.gid || group.mem.contains(&user.name)
     }
+}
+
+/// How long one walk of the account database stands for it: the engine resolves a rule's
+/// assignees for each request it judges, and a burst must not start a process per request.
+/// An account added to a group's primary members is seen within this long.
+pub const ACCOUNTS_FRESH_FOR: Duration = Duration::from_secs(60);
+
+/// The accounts whose primary group is `gid`, from `getent passwd`: every account NSS
+/// enumerates (local files, and LDAP or SSSD where they allow enumeration). A process, not
+/// `getpwent`: that walk is global state in libc, unsafe beside the engine's other threads.
+/// Nothing when `getent` cannot run; listed members and `in_group` still hold.
+fn primary_members(gid: u32) -> Vec<String> {
+    /// The last walk: when, and each account's name and primary gid.
+    type Walk = (Instant, Vec<(String, u32)>);
+    static WALKED: Mutex<Option<Walk>> = Mutex::new(None);
+    let mut walked = WALKED.lock().unwrap_or_else(|p| p.into_inner());
+    let stale = walked
+        .as_ref()
+        .is_none_or(|(at, _)| at.elapsed() > ACCOUNTS_FRESH_FOR);
+    if stale {
+        *walked = Some((Instant::now(), walk_accounts()));
+    }
+    walked.as_ref().map_or_else(Vec::new, |(_, accounts)| {
+        accounts
+            .iter()
+            .filter(|(_, primary)| *primary == gid)
+            .map(|(name, _)| name.clone())
+            .collect()
+    })
+}
+
+/// Every account's name and primary gid, as `getent passwd` lists them.
+fn walk_accounts() -> Vec<(String, u32)> {
+    let listed = std::process::Command::new("getent")
+        .arg("passwd")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    match listed {
+        Ok(listed) if listed.status.success() => {
+            parse_passwd(&String::from_utf8_lossy(&listed.stdout))
+        }
+        // No getent, or it failed: no primary members are listed (said in the doc above).
+        _ => Vec::new(),
+    }
+}
+
+/// `name:password:uid:gid:...` lines: each valid account name with its primary gid.
+fn parse_passwd(text: &str) -> Vec<(String, u32)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split(':');
+            let name = fields.next()?;
+            let gid = fields.nth(2)?.parse().ok()?;
+            inbox_protocol::approval::is_valid_account(name).then(|| (name.to_owned(), gid))
+        })
+        .collect()
 }
 
 /// Who a rule assigns, as written: accounts and `@group`s, in order.
@@ -183,6 +250,23 @@ mod tests {
         assert!(System.in_group("root", "root"), "root's primary group");
         assert!(!System.account_exists("no-such-account-anywhere"));
         assert_eq!(System.group_members("no-such-group-anywhere"), None);
+        // root is root's primary group, and /etc/group lists nobody in it: the group still
+        // names root.
+        let members = System.group_members("root").unwrap();
+        assert!(members.iter().any(|m| m == "root"), "{members:?}");
+    }
+
+    #[test]
+    fn passwd_lines_give_names_and_primary_gids() {
+        let text = "root:x:0:0:root:/root:/bin/bash\n\
+                    alice:x:1000:1001:Alice,,,:/home/alice:/bin/bash\n\
+                    broken line\n\
+                    bad name:x:1:2::/:/bin/sh\n\
+                    nogid:x:5:\n";
+        assert_eq!(
+            parse_passwd(text),
+            [("root".to_owned(), 0), ("alice".to_owned(), 1001)]
+        );
     }
 }
 
