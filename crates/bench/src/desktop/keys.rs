@@ -75,7 +75,8 @@ const HOOK_PATIENCE: Duration = Duration::from_secs(20);
 /// How `xdotool` is run where the machine allows it: `chrt` with real-time FIFO scheduling.
 const REALTIME: [&str; 2] = ["-f", "50"];
 /// The recorded PermissionRequest the hook is given (its Bash command, with a suggested
-/// "don't ask again" rule: the decision offers 1 Allow once, 2 Deny, 3 the rule).
+/// "don't ask again" rule saved to local settings: the decision offers 1 Allow once, 2 Deny,
+/// then the rule for this session and the rule saved).
 const HOOK_PAYLOAD: &str = "permission-request-bash.json";
 
 /// One row of the table.
