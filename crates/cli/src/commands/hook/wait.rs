@@ -59,17 +59,73 @@ pub fn place_and_wait(
         }
         reply => reply,
     };
-    Ok(match reply {
+    Ok(waited(
+        reply,
+        stopped.is_cancelled(),
+        agent.name(),
+        args.timeout,
+    ))
+}
+
+/// What the hook makes of the wait's end. `stopped`: the host stopped the hook (a signal,
+/// its parent gone) before or while the wait ended.
+fn waited(reply: Reply, stopped: bool, agent: &str, timeout: Duration) -> Waited {
+    let id = reply.id().to_owned();
+    match reply {
+        // Stopped while an outcome landed: the host has gone on without us (it answered in
+        // its own dialog, or ended), so nothing that allows is printed, whatever was chosen.
+        Reply::Settled(outcome) if stopped => Waited::Nothing(format!(
+            "{agent} stopped waiting; request {id} was {} meanwhile, not passed on",
+            outcome.status
+        )),
         Reply::Settled(outcome) => Waited::Settled(Box::new(outcome)),
         // Stopped: whatever is printed now is read by nobody, and it allows nothing.
-        Reply::CancelledByAsker { .. } if stopped.is_cancelled() => Waited::Nothing(format!(
-            "{} stopped waiting; request {id} withdrawn",
-            agent.name()
-        )),
+        Reply::CancelledByAsker { .. } if stopped => {
+            Waited::Nothing(format!("{agent} stopped waiting; request {id} withdrawn"))
+        }
         Reply::CancelledByAsker { .. } => Waited::Nothing(format!(
             "no answer to request {id} within {} s; asking in the terminal",
-            args.timeout.as_secs()
+            timeout.as_secs()
         )),
-        Reply::TimedOut { .. } => unreachable!("withdrawing never times out"),
-    })
+        // Unreachable in place_and_wait (a timeout is turned into a withdrawal), and
+        // allowing nothing if it ever were reached.
+        Reply::TimedOut { .. } => Waited::Nothing(format!(
+            "no answer to request {id} within {} s; asking in the terminal",
+            timeout.as_secs()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed() -> Reply {
+        let outcome = serde_json::json!({
+            "inbox": 1,
+            "id": "r1",
+            "status": "answered",
+            "answered_by": "operator:ann",
+            "answers": {"decision": "allow_once"},
+            "answered_at": "2026-12-06T00:00:00Z",
+            "instance": "test",
+        });
+        Reply::Settled(serde_json::from_value(outcome).expect("an outcome"))
+    }
+
+    /// An outcome that lands as the host stops the hook is not passed on: the host has
+    /// answered in its own dialog, or ended, and an allow printed now decides nothing it
+    /// asked for.
+    #[test]
+    fn a_stopped_hook_passes_on_no_outcome() {
+        let timeout = Duration::from_secs(600);
+        match waited(allowed(), true, "claude-code", timeout) {
+            Waited::Nothing(said) => assert!(said.contains("not passed on"), "{said}"),
+            Waited::Settled(_) => panic!("a stopped hook passed on an outcome"),
+        }
+        assert!(matches!(
+            waited(allowed(), false, "claude-code", timeout),
+            Waited::Settled(_)
+        ));
+    }
 }
