@@ -25,7 +25,7 @@ use inbox_protocol::Priority;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use super::notice::{source_line, NeedsWindow, Notice, Offer, OfferedAnswer, MAX_BUTTONS};
+use super::notice::{source_line, NeedsWindow, Notice, Offer, OfferedAnswer};
 use super::Announcement;
 
 /// Most rows a decision's bubble body may take, counting each line as the rows it wraps
@@ -38,6 +38,14 @@ pub const MAX_DECISION_ROWS: usize = 16;
 
 /// Characters a bubble row is counted as holding, fewer than the daemons fit.
 pub const ROW_CHARS: usize = 40;
+
+/// Most options a decision's bubble carries as buttons: the window's number keys, 1 to 9.
+/// More than the general rule's three ([`super::notice::MAX_BUTTONS`]) because Claude Code's
+/// usual prompt has four (Allow once, Deny, its suggested rule for this session and saved),
+/// and a decision's buttons are numbered: a daemon that shows fewer buttons (GNOME Shell
+/// shows three) shows the first ones, each tied by its number to its option, and every
+/// option is listed whole in the body, so none can be mistaken for another or missed.
+pub const MAX_DECISION_BUTTONS: usize = 9;
 
 /// The bubble for a recognised decision, with its buttons, or why it has none.
 pub(super) fn decision_bubble(
@@ -53,7 +61,7 @@ pub(super) fn decision_bubble(
     if question.question.contains(['\n', '\r']) {
         return Err(NeedsWindow::SeveralLines);
     }
-    if question.choices.len() > MAX_BUTTONS {
+    if question.choices.len() > MAX_DECISION_BUTTONS {
         return Err(NeedsWindow::TooManyOptions);
     }
     let description = match question.description.as_deref() {

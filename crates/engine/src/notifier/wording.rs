@@ -475,6 +475,26 @@ mod tests {
         assert_eq!(super::offer(&asked), Ok(offer));
     }
 
+    /// Claude Code's usual prompt: its suggested rule for this session and saved, so four
+    /// options. Each is a numbered button, in the window's order.
+    #[test]
+    fn claude_codes_usual_four_choices_are_four_numbered_buttons() {
+        let session = "Yes, and don't ask again this session for: cargo build:*";
+        let saved = "Yes, and don't ask again for: cargo build:* (saved)";
+        let asked = announced("r1", bash_decision("cargo build", &[session, saved]));
+        let offer = super::offer(&asked).expect("buttons for four options");
+        let labels: Vec<&str> = offer.options.iter().map(|o| o.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "1. Allow once".to_owned(),
+                "2. Deny".to_owned(),
+                format!("3. {session}"),
+                format!("4. {saved}"),
+            ]
+        );
+    }
+
     #[test]
     fn a_decision_that_cannot_be_shown_whole_only_opens_the_window() {
         let long = format!("rm -rf ./build && {}", "echo step; ".repeat(60));
@@ -500,7 +520,10 @@ mod tests {
             (announced("r1", linked), NeedsWindow::DetailsToRead),
             (announced("r1", posing), NeedsWindow::SeveralLines),
             (
-                announced("r1", bash_decision("ls", &["a", "b"])),
+                announced(
+                    "r1",
+                    bash_decision("ls", &["a", "b", "c", "d", "e", "f", "g", "h"]),
+                ),
                 NeedsWindow::TooManyOptions,
             ),
         ];
