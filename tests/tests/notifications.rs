@@ -280,18 +280,7 @@ fn deny_on_an_agents_decision_bubble_writes_the_decision_and_the_hook_denies() {
     let session = Session::start(&inbox.dir.path().join("session"), true);
     let _app = App::start(&inbox, &session);
 
-    let payload = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/claude-code/pre-tool-use-bash.json"),
-    )
-    .unwrap();
-    let mut hook = inbox.cmd(&["hook", "claude-code", "--timeout", "120s"]);
-    // Session allowances go to the test's own directory, never the account's.
-    hook.env("XDG_STATE_HOME", inbox.dir.path().join("xdg-state"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut hook = Running::adopt(hook.spawn().unwrap());
-    std::io::Write::write_all(&mut hook.child.stdin.take().unwrap(), &payload).unwrap();
+    let mut hook = claude_code_hook(&inbox, "pre-tool-use-bash.json");
 
     let command = "git push --force-with-lease origin feature/checkout-v2";
     let title = format!("Claude Code wants to run: {command}");
@@ -313,10 +302,7 @@ fn deny_on_an_agents_decision_bubble_writes_the_decision_and_the_hook_denies() {
     assert_eq!(lines[options..].len(), 3, "{}", call.body);
 
     session.press_action(&title, "answer:1");
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut hook.child.stdout.take().unwrap(), &mut stdout).unwrap();
-    let printed: serde_json::Value = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{e}: the hook printed {stdout:?}"));
+    let printed = hook_printed(&mut hook);
     let specific = &printed["hookSpecificOutput"];
     assert_eq!(specific["permissionDecision"], "deny", "{printed}");
     let answers: Vec<_> = std::fs::read_dir(inbox.spool().join("answers"))
@@ -340,4 +326,69 @@ fn deny_on_an_agents_decision_bubble_writes_the_decision_and_the_hook_denies() {
         util::operator().as_str(),
         "{outcome}"
     );
+}
+
+/// Claude Code's usual PermissionRequest, as recorded: a Bash call whose suggestion saves a
+/// rule to local settings, so four choices (Allow once, Deny, the rule for this session, the
+/// rule saved). Its bubble carries all four, numbered as the window's keys; pressing the
+/// fourth sends the saved rule back to Claude Code as `updatedPermissions`.
+#[test]
+fn claude_codes_four_choices_are_four_bubble_buttons_and_the_saved_rule_goes_back() {
+    let inbox = Inbox::new();
+    let session = Session::start(&inbox.dir.path().join("session"), true);
+    let _app = App::start(&inbox, &session);
+    let mut hook = claude_code_hook(&inbox, "permission-request-bash.json");
+
+    let title = "Claude Code wants to run: rm -rf target/ && cargo build --release";
+    let call = session.wait_notify(title);
+    assert_eq!(
+        call.action_keys(),
+        ["default", "answer:0", "answer:1", "answer:2", "answer:3"],
+        "{}",
+        call.raw
+    );
+    let labels: Vec<&str> = call.actions[1..].iter().map(|(_, l)| l.as_str()).collect();
+    assert_eq!(labels[..2], ["1. Allow once", "2. Deny"], "{}", call.raw);
+    assert!(labels[2].starts_with("3. ") && labels[2].contains("this session"));
+    assert!(labels[3].starts_with("4. ") && labels[3].contains("cargo build"));
+
+    session.press_action(title, "answer:3");
+    let printed = hook_printed(&mut hook);
+    let decision = &printed["hookSpecificOutput"]["decision"];
+    assert_eq!(decision["behavior"], "allow", "{printed}");
+    assert_eq!(
+        decision["updatedPermissions"],
+        serde_json::json!([{"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "cargo build:*"}],
+            "behavior": "allow", "destination": "localSettings"}]),
+        "{printed}"
+    );
+}
+
+/// `answer-inbox hook claude-code` run on a recorded payload (tests/data/claude-code), as
+/// Claude Code runs it: the payload on standard input, the decision read from standard
+/// output.
+fn claude_code_hook(inbox: &Inbox, payload: &str) -> Running {
+    let payload = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/claude-code")
+            .join(payload),
+    )
+    .unwrap();
+    let mut hook = inbox.cmd(&["hook", "claude-code", "--timeout", "120s"]);
+    // Session allowances go to the test's own directory, never the account's.
+    hook.env("XDG_STATE_HOME", inbox.dir.path().join("xdg-state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut hook = Running::adopt(hook.spawn().unwrap());
+    std::io::Write::write_all(&mut hook.child.stdin.take().unwrap(), &payload).unwrap();
+    hook
+}
+
+/// What the hook printed, as JSON, once it ends.
+fn hook_printed(hook: &mut Running) -> serde_json::Value {
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut hook.child.stdout.take().unwrap(), &mut stdout).unwrap();
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: the hook printed {stdout:?}"))
 }
