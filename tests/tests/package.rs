@@ -681,6 +681,16 @@ fn the_appimage_is_the_command_too() {
     let listed = run(&mut appimage_cmd(&appimage, &inbox, &["list", "--json"]));
     assert_eq!(code(&listed), 0, "{}", stderr(&listed));
     assert_eq!(stdout(&listed).trim(), "[]");
+    // The command's global options before its subcommand: still the command, not the window.
+    let spool = inbox.spool();
+    let spool = spool.to_str().unwrap();
+    let listed = run(&mut appimage_cmd(
+        &appimage,
+        &inbox,
+        &["--spool", spool, "list", "--json"],
+    ));
+    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
+    assert_eq!(stdout(&listed).trim(), "[]");
 
     // An unknown subcommand gets the command's usage, and exit status 2.
     let unknown = run(&mut appimage_cmd(&appimage, &inbox, &["frobnicate"]));
