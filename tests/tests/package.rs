@@ -792,6 +792,37 @@ fn an_unbuilt_tree_is_not_packaged() {
         dir.join("target/release/answer-inbox").display()
     );
     assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
+
+    // Binaries built before a change to what goes into them (here the window's config,
+    // not a Rust source) are refused too.
+    let release = dir.join("target/release");
+    std::fs::create_dir_all(&release).unwrap();
+    for binary in ["answer-inbox", "answer-inbox-desktop"] {
+        let file = release.join(binary);
+        std::fs::write(&file, "#!/bin/sh\necho 'answer-inbox 0.1.0'\n").unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let old = [
+        release.join("answer-inbox"),
+        release.join("answer-inbox-desktop"),
+        dir.join("ui/dist/index.html"),
+    ];
+    let touched = run(Command::new("touch").args(["-d", "2020-01-01"]).args(&old));
+    assert_eq!(code(&touched), 0, "{}", stderr(&touched));
+    std::fs::create_dir_all(dir.join("src-tauri")).unwrap();
+    std::fs::write(dir.join("src-tauri/tauri.conf.json"), "{}\n").unwrap();
+    let added = run(Command::new("git")
+        .args(["add", "src-tauri/tauri.conf.json"])
+        .current_dir(dir));
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    let out = package_in(dir, &["--no-build", "--allow-dirty"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("is older than src-tauri/tauri.conf.json"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Where THIRD-PARTY-NOTICES.txt lists what it was generated from (scripts/notices).
