@@ -60,6 +60,55 @@ mod tests {
         pages
     }
 
+    /// `command`'s man page. clap_mangen's SYNOPSIS names the options without their values
+    /// (`[--timeout]`); each option that takes one gets it here (`[--timeout DURATION]`), as
+    /// `--help`'s usage shows.
+    fn render_page(command: &clap::Command) -> String {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(command.clone())
+            .render(&mut out)
+            .unwrap();
+        let page = String::from_utf8(out).unwrap();
+        let Some((head, rest)) = page.split_once(".SH SYNOPSIS\n") else {
+            return page;
+        };
+        let (line, tail) = rest.split_once('\n').unwrap_or((rest, ""));
+        let mut line = line.to_owned();
+        for arg in command.get_arguments().filter(|arg| !arg.is_hide_set()) {
+            let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) else {
+                continue;
+            };
+            let value = arg
+                .get_value_names()
+                .map(|names| names.join(" "))
+                .unwrap_or_else(|| arg.get_id().as_str().to_uppercase());
+            let shown = format!("\\fB\\-\\-{}\\fR", long.replace('-', "\\-"));
+            let with_value = format!("{shown} \\fI{}\\fR", value.replace('-', "\\-"));
+            line = line.replacen(&shown, &with_value, 1);
+        }
+        format!("{head}.SH SYNOPSIS\n{line}\n{tail}")
+    }
+
+    /// Options that take a value are shown with it in the SYNOPSIS, flags without.
+    #[test]
+    fn man_page_synopsis_shows_each_options_value() {
+        let pages: BTreeMap<String, String> = man_pages()
+            .into_iter()
+            .map(|(name, command)| (name, render_page(&command).replace("\\-", "-")))
+            .collect();
+        let hook = &pages["answer-inbox-hook-claude-code"];
+        assert!(
+            hook.contains("[\\fB--timeout\\fR \\fIDURATION\\fR]"),
+            "{hook}"
+        );
+        assert!(hook.contains("[\\fB--spool\\fR \\fIDIR\\fR]"), "{hook}");
+        let answer = &pages["answer-inbox-answer"];
+        assert!(
+            answer.contains("[\\fB--alike\\fR]"),
+            "a flag has no value: {answer}"
+        );
+    }
+
     /// Every generated file: its path under assets/ and its bytes.
     fn generate() -> BTreeMap<PathBuf, Vec<u8>> {
         let mut files = BTreeMap::new();
@@ -74,9 +123,10 @@ mod tests {
             );
         }
         for (name, command) in man_pages() {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command).render(&mut out).unwrap();
-            files.insert(Path::new("man").join(format!("{name}.1")), out);
+            files.insert(
+                Path::new("man").join(format!("{name}.1")),
+                render_page(&command).into_bytes(),
+            );
         }
         files
     }
@@ -164,9 +214,7 @@ mod tests {
     #[test]
     fn man_page_synopsis_is_the_command_as_typed() {
         for (name, command) in man_pages() {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command).render(&mut out).unwrap();
-            let page = String::from_utf8(out).unwrap().replace("\\-", "-");
+            let page = render_page(&command).replace("\\-", "-");
             let synopsis = page
                 .split(".SH SYNOPSIS\n")
                 .nth(1)
