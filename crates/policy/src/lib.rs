@@ -6,10 +6,12 @@
 //! [`Verdict`]. Every key has a safe default (a person decides), so a rule only loosens
 //! what it names. Problems with the file come back all at once, each with its line, so the
 //! operator can fix them in one go. The only I/O is [`Policy::load`] reading one file, and
-//! only if it is the operator's own (`trusted_read.rs`); the engine applies verdicts, the CLI
-//! prints them.
+//! only if it is the operator's own (`trusted_read.rs`), through [`capped_read`]: the reader
+//! every surface uses for a local file (without blocking, a plain file only, up to a cap).
+//! The engine applies verdicts, the CLI prints them.
 
 mod agents;
+pub mod capped_read;
 mod file;
 mod matching;
 mod parse;

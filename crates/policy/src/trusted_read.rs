@@ -8,9 +8,7 @@
 //! reader) and read up to [`MAX_POLICY_BYTES`] (a huge file, or `/dev/zero`, is refused, not
 //! read to the end).
 
-use std::fs::{File, OpenOptions};
-use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The largest policy file read: rules are a few lines each.
@@ -34,18 +32,8 @@ pub enum ReadRefusal {
 pub fn read_trusted_by(path: &Path, owner: u32) -> Result<String, ReadRefusal> {
     let trusted_owner = |uid: u32| uid == owner || uid == 0;
     let target = follow_links(path, &trusted_owner)?;
-    let file = OpenOptions::new()
-        .read(true)
-        // A FIFO opens at once instead of waiting for a writer; what it is is checked next.
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(&target)
-        .map_err(ReadRefusal::Io)?;
-    let meta = file.metadata().map_err(ReadRefusal::Io)?;
-    if !meta.file_type().is_file() {
-        return Err(ReadRefusal::Untrusted(
-            "it is not a plain file (a FIFO, a device or a directory)".into(),
-        ));
-    }
+    // Without blocking on a FIFO, a plain file only (capped_read.rs).
+    let (file, meta) = crate::capped_read::open_plain(&target).map_err(refusal)?;
     if !trusted_owner(meta.uid()) {
         return Err(ReadRefusal::Untrusted(format!(
             "it is owned by another account (uid {}), which could change what the policy \
@@ -65,7 +53,22 @@ pub fn read_trusted_by(path: &Path, owner: u32) -> Result<String, ReadRefusal> {
             target.display()
         )));
     }
-    read_capped(file)
+    let bytes = crate::capped_read::read_opened(
+        file,
+        &meta,
+        &target.display().to_string(),
+        MAX_POLICY_BYTES,
+    )
+    .map_err(refusal)?;
+    String::from_utf8(bytes).map_err(|_| ReadRefusal::Untrusted("it is not UTF-8 text".into()))
+}
+
+/// The system's error as the system's; any other reason not to read as a reason.
+fn refusal(error: crate::capped_read::ReadError) -> ReadRefusal {
+    match error.into_io() {
+        Ok(error) => ReadRefusal::Io(error),
+        Err(error) => ReadRefusal::Untrusted(error.problem()),
+    }
 }
 
 /// The text of the policy file at `path` to show it (the Settings editor), whoever wrote it:
@@ -73,26 +76,11 @@ pub fn read_trusted_by(path: &Path, owner: u32) -> Result<String, ReadRefusal> {
 /// [`MAX_POLICY_BYTES`]) but without its owner and mode checks, which say whether the inbox
 /// uses it, not whether the operator may see it. `Ok(None)` when there is no file.
 pub fn read_to_show(path: &Path) -> Result<Option<String>, String> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.to_string()),
-    };
-    match file.metadata() {
-        Ok(meta) if meta.file_type().is_file() => {}
-        Ok(_) => return Err("it is not a plain file (a FIFO, a device or a directory)".into()),
-        Err(error) => return Err(error.to_string()),
+    match crate::capped_read::read_text(path, MAX_POLICY_BYTES) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.is_missing() => Ok(None),
+        Err(error) => Err(error.problem()),
     }
-    read_capped(file)
-        .map(Some)
-        .map_err(|refusal| match refusal {
-            ReadRefusal::Io(error) => error.to_string(),
-            ReadRefusal::Untrusted(reason) => reason,
-        })
 }
 
 /// Whether `program`, which an escalation step runs as the operator, is the operator's to
@@ -175,17 +163,4 @@ fn follow_links(path: &Path, trusted: &dyn Fn(u32) -> bool) -> Result<PathBuf, R
     Err(ReadRefusal::Untrusted(format!(
         "more than {MAX_LINKS} links lead to it"
     )))
-}
-
-fn read_capped(file: File) -> Result<String, ReadRefusal> {
-    let mut bytes = Vec::new();
-    file.take(MAX_POLICY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadRefusal::Io)?;
-    if bytes.len() as u64 > MAX_POLICY_BYTES {
-        return Err(ReadRefusal::Untrusted(format!(
-            "it is larger than {MAX_POLICY_BYTES} bytes"
-        )));
-    }
-    String::from_utf8(bytes).map_err(|_| ReadRefusal::Untrusted("it is not UTF-8 text".into()))
 }
