@@ -7,6 +7,7 @@ mod alike;
 mod architecture;
 mod attack_review;
 mod audit;
+mod capped_reads;
 mod cli;
 mod config;
 mod crash;

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use inbox_engine::inbox_policy::capped_read;
 use inbox_engine::Trust;
 
 use crate::errors::IpcError;
@@ -84,16 +85,24 @@ impl SettingsTrouble {
     }
 }
 
+/// The largest settings file read. The settings are a few dozen short fields (well under
+/// a KiB as the app writes them); 1 MiB leaves room for any hand-edited file and still
+/// refuses a runaway one.
+pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
 /// What the settings file at `path` holds, read without changing anything: `None` when
 /// there is no file.
 pub fn read_settings(path: &Path) -> Result<Option<Settings>, SettingsTrouble> {
-    let bytes = match std::fs::read(path) {
+    // Without blocking on a FIFO, a plain file only, at most MAX_SETTINGS_BYTES: every
+    // command and the window read this file first, so a FIFO or /dev/zero put there must
+    // not hang or exhaust them.
+    let bytes = match capped_read::read_bytes(path, MAX_SETTINGS_BYTES) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if error.is_missing() => return Ok(None),
         Err(error) => {
             return Err(SettingsTrouble::Unreadable {
                 path: path.to_owned(),
-                error: error.to_string(),
+                error: error.problem(),
             })
         }
     };

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{Datelike as _, Days, NaiveDate, Utc};
+use inbox_engine::inbox_policy::capped_read;
 use rcgen::{
     CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, KeyPair,
     KeyUsagePurpose, SanType,
@@ -138,12 +139,18 @@ fn fingerprint(der: &[u8]) -> String {
         .join(":")
 }
 
+/// The largest certificate or key file read: a PEM certificate or key is a few KiB, a
+/// whole chain of them tens of KiB; 1 MiB is room for any, not for a runaway file.
+const MAX_PEM_BYTES: u64 = 1024 * 1024;
+
 /// A stored pair, checked the way the TLS setup will use it: each file parses, and the key
 /// is the certificate's.
 fn load(cert_path: &Path, key_path: &Path) -> Result<Certificate, TlsError> {
+    // A plain file only, opened without blocking, at most MAX_PEM_BYTES
+    // (inbox_policy::capped_read): a FIFO or device here must not stall the server's start.
     let read = |path: &Path| {
-        std::fs::read_to_string(path)
-            .map_err(|error| file_error(path, format!("cannot read it: {error}")))
+        capped_read::read_text(path, MAX_PEM_BYTES)
+            .map_err(|error| file_error(path, format!("cannot read it: {}", error.problem())))
     };
     let cert_pem = read(cert_path)?;
     if !key_path.exists() {

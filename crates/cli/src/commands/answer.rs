@@ -6,11 +6,12 @@
 //! request that asks the same questions, after a screen that lists each one and a yes from
 //! the operator (or `--yes`), each answer bound to the version the screen listed.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 
 use anyhow::{bail, Context, Result};
 use chrono::SecondsFormat;
 use inbox_engine::alike::alike_of;
+use inbox_engine::inbox_policy::capped_read;
 use inbox_engine::{Area, Engine, SettleError, Spool};
 use inbox_protocol::problem::pointer_token;
 use inbox_protocol::text::one_line;
@@ -64,17 +65,26 @@ fn check_version(text: &str) -> Result<&str> {
     Ok(text)
 }
 
+/// The largest --answers read, from a file or standard input: the protocol's cap on a
+/// request file, since the answers to a request are never more than the request that holds
+/// its questions (and an outcome file carrying them has the same cap).
+const MAX_ANSWERS_BYTES: u64 = inbox_protocol::limits::MAX_FILE_BYTES;
+
 /// `--answers`: a JSON object, given inline, as `@FILE`, or as `-` (standard input).
 fn answers_object(text: &str) -> Result<Map<String, Value>> {
     let (json, from) = if text == "-" {
-        let mut json = String::new();
-        std::io::stdin()
-            .read_to_string(&mut json)
-            .context("cannot read --answers from standard input")?;
+        let json = capped_read::read_stream_text(
+            std::io::stdin().lock(),
+            "--answers from standard input",
+            MAX_ANSWERS_BYTES,
+        )?;
         (json, "standard input".to_owned())
     } else if let Some(path) = text.strip_prefix('@') {
-        let json = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read --answers from {path}"))?;
+        // A plain file only, opened without blocking (a FIFO or device would hang or never
+        // end), at most MAX_ANSWERS_BYTES (inbox_policy::capped_read).
+        let json = capped_read::read_text(std::path::Path::new(path), MAX_ANSWERS_BYTES).map_err(
+            |error| anyhow::anyhow!("cannot read --answers from {path}: {}", error.problem()),
+        )?;
         (json, path.to_owned())
     } else {
         (text.to_owned(), "--answers".to_owned())

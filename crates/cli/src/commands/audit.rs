@@ -1,11 +1,11 @@
 //! `audit export [--output FILE]` and `audit verify [--file FILE] [--head HASH]`: the
 //! hash-chained event log (inbox_engine::audit), written out and checked.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use inbox_engine::audit::{self, Broken, Entry, Fault};
+use inbox_engine::inbox_policy::capped_read;
 use inbox_engine::Store;
 
 use crate::args::{AuditArgs, AuditCommand, AuditExportArgs, AuditVerifyArgs, LocationArgs};
@@ -110,15 +110,28 @@ fn stored_entries(locations: &LocationArgs) -> Result<Vec<Entry>> {
         .with_context(|| format!("cannot read the audit log from {}", path.display()))
 }
 
+/// The largest audit export read. An entry is a few hundred bytes, so 256 MiB holds
+/// hundreds of thousands of settled requests, more than an inbox gathers in years; past it
+/// a file is not an export (and the database itself can be verified without --file).
+const MAX_EXPORT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The export at `path`, or on standard input for `-`: a plain file or the piped stream,
+/// never a FIFO or device named as a file (which would hang or never end), at most
+/// MAX_EXPORT_BYTES either way (inbox_policy::capped_read).
 fn read_export(path: &Path) -> Result<String> {
-    let mut text = String::new();
     if path == Path::new("-") {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read the export from standard input")?;
+        Ok(capped_read::read_stream_text(
+            std::io::stdin().lock(),
+            "the export from standard input",
+            MAX_EXPORT_BYTES,
+        )?)
     } else {
-        text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the export {}", path.display()))?;
+        capped_read::read_text(path, MAX_EXPORT_BYTES).map_err(|error| {
+            anyhow::anyhow!(
+                "cannot read the export {}: {}",
+                path.display(),
+                error.problem()
+            )
+        })
     }
-    Ok(text)
 }

@@ -316,19 +316,21 @@ fn show(locations: &LocationArgs, shipped: bool) -> Result<u8> {
         return Ok(exit::OK);
     }
     let path = locations::policy_path(locations)?;
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
+    // Without blocking on a FIFO, a plain file of at most the size the loader reads
+    // (inbox_policy::capped_read): what is shown is what the inbox would read.
+    match inbox_engine::inbox_policy::read_to_show(&path) {
+        Ok(Some(text)) => {
             output::stderr(&format!("# {}", render::line(&path.display().to_string())));
             output::stdout(&text)?;
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+        Ok(None) => {
             output::stderr(&format!(
                 "# no policy file at {}; the shipped policy applies:",
                 render::line(&path.display().to_string())
             ));
             output::stdout(inbox_engine::inbox_policy::SHIPPED)?;
         }
-        Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+        Err(problem) => bail!("cannot read {}: {problem}", path.display()),
     }
     Ok(exit::OK)
 }

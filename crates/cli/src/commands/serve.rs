@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use inbox_app::{Inbox, UiEvent};
+use inbox_engine::inbox_policy::capped_read;
 use inbox_engine::notifier::{Fanout, Notifier};
 use inbox_notifications::ntfy::{NtfyConfig, NtfyPublisher};
 use inbox_notifications::Notifications;
@@ -148,11 +149,22 @@ fn terminal_qr(link: &str) -> Result<String> {
     Ok(drawn)
 }
 
+/// The largest ntfy token file read: a token is a few dozen characters (`tk_` and 29
+/// more), so 64 KiB is room for any token and its comments, not for a runaway file.
+const MAX_TOKEN_BYTES: u64 = 64 * 1024;
+
 /// The token for a protected ntfy topic: the file given, or ANSWER_INBOX_NTFY_TOKEN.
 fn ntfy_token(args: &ServeArgs) -> Result<Option<String>> {
     if let Some(file) = &args.ntfy_token_file {
-        let token = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read the ntfy token file {}", file.display()))?;
+        // A plain file only, opened without blocking, at most MAX_TOKEN_BYTES
+        // (inbox_policy::capped_read): a FIFO there must not stall the server's start.
+        let token = capped_read::read_text(file, MAX_TOKEN_BYTES).map_err(|error| {
+            anyhow::anyhow!(
+                "cannot read the ntfy token file {}: {}",
+                file.display(),
+                error.problem()
+            )
+        })?;
         return Ok(Some(token.trim().to_owned()));
     }
     Ok(std::env::var("ANSWER_INBOX_NTFY_TOKEN")

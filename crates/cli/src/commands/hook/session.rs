@@ -21,12 +21,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Duration, Utc};
+use inbox_engine::inbox_policy::capped_read;
 use serde::{Deserialize, Serialize};
 
 use super::payload::ToolCall;
 
 /// How long an allowance lasts: a stand-in for the session's end.
 const LIFETIME_HOURS: i64 = 24;
+
+/// The largest session file read. An entry is its tool, its scope (one command, path or
+/// set of arguments, each from a request of at most 1 MiB) and a time, and entries last a
+/// day; 16 MiB holds thousands of them. Past it the file is refused and the call is asked
+/// again, as with any unreadable file.
+const MAX_SESSION_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Past this, a command or path is not repeated in a choice's label (the request's
 /// description shows it whole); the label then names it as "this exact" one.
@@ -130,9 +137,12 @@ impl SessionMemory {
     /// an empty memory; an unreadable or damaged one is an error (it is never taken as an
     /// allowance, and the caller asks instead).
     fn load(&self, now: DateTime<Utc>) -> Result<(SessionFile, bool)> {
-        let bytes = match fs::read(&self.path) {
+        // A plain file only, opened without blocking, at most MAX_SESSION_BYTES
+        // (inbox_policy::capped_read): the hook runs before every tool call, so a FIFO or a
+        // device at this name must not stall the agent.
+        let bytes = match capped_read::read_bytes(&self.path, MAX_SESSION_BYTES) {
             Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(error) if error.is_missing() => {
                 return Ok((
                     SessionFile {
                         session_id: self.session_id.clone(),
@@ -141,9 +151,7 @@ impl SessionMemory {
                     false,
                 ))
             }
-            Err(error) => {
-                return Err(error).with_context(|| format!("cannot read {}", self.path.display()))
-            }
+            Err(error) => return Err(error.into()),
         };
         let mut file: SessionFile = serde_json::from_slice(&bytes)
             .with_context(|| format!("{} is not a session memory file", self.path.display()))?;
