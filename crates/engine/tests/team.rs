@@ -363,3 +363,63 @@ fn a_take_over_is_allowed_only_where_the_rule_says_and_is_recorded() {
         .collect();
     assert!(kinds.contains(&"taken_over".to_owned()), "{kinds:?}");
 }
+
+/// Records what the engine announces: each request's id and escalation step (`None` for
+/// its first announcement).
+#[derive(Clone, Default)]
+struct Announced(std::sync::Arc<std::sync::Mutex<Vec<(String, Option<u32>)>>>);
+
+impl inbox_engine::notifier::Notifier for Announced {
+    fn announce(&self, fresh: Vec<inbox_engine::notifier::Announcement>) {
+        let mut told = self.0.lock().unwrap();
+        told.extend(fresh.into_iter().map(|a| (a.summary.id, a.escalation)));
+    }
+}
+
+impl Announced {
+    fn of(&self, id: &str) -> Vec<Option<u32>> {
+        let told = self.0.lock().unwrap();
+        told.iter()
+            .filter(|(i, _)| i == id)
+            .map(|(_, s)| *s)
+            .collect()
+    }
+}
+
+/// Only the assignees' inboxes announce an assigned request, and that holds for the rule's
+/// escalation reminders too: root's inbox, not an assignee, neither announces nor reminds
+/// about daemon's request (a reminder's buttons would be refused), while it reminds about
+/// its own and, since that rule escalates, about one whose assignees do not exist.
+#[test]
+fn only_the_assignees_inboxes_are_reminded() {
+    let Some(team) = team() else { return };
+    let escalate = "after = \"1m\"\nthen = \"escalate\"\n\
+                    [[rule.escalate]]\nafter = \"0s\"\nnotify = \"critical\"\n";
+    let policy = format!(
+        "[[rule]]\nname = \"theirs\"\ntitle = \"Theirs*\"\nassign = \"daemon\"\n{escalate}\
+         [[rule]]\nname = \"mine\"\ntitle = \"Mine*\"\nassign = \"root\"\n{escalate}\
+         [[rule]]\nname = \"nobody\"\ntitle = \"Nobody*\"\nassign = \"no-such-account-here\"\n\
+         if_unassigned = \"escalate\"\n{escalate}"
+    );
+    let announced = Announced::default();
+    let store = Store::open(&team.dir.path().join("inbox.sqlite3")).unwrap();
+    let mut engine = Engine::new(team.spool.clone(), store)
+        .unwrap()
+        .with_policy(PolicySource::fixed(Policy::parse(&policy).unwrap()))
+        .with_notifier(Box::new(announced.clone()));
+    engine.turn(Wake::Start).unwrap();
+    for (id, title) in [("theirs", "Theirs"), ("mine", "Mine"), ("nobody", "Nobody")] {
+        let body = json!({"inbox": 1, "id": id, "title": title,
+            "questions": [{"id": "go", "question": "Go?", "type": "confirm"}]});
+        team.spool
+            .place_request(id, body.to_string().as_bytes())
+            .unwrap();
+    }
+    engine.turn(Wake::Rescan).unwrap();
+    engine
+        .turn(Wake::Deadline(Utc::now() + chrono::TimeDelta::minutes(5)))
+        .unwrap();
+    assert_eq!(announced.of("theirs"), [], "announced to a non-assignee");
+    assert_eq!(announced.of("mine"), [None, Some(1)]);
+    assert_eq!(announced.of("nobody"), [None, Some(1)]);
+}

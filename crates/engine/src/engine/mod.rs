@@ -31,7 +31,7 @@ mod integrity;
 mod operator_writes;
 mod settle;
 mod snooze;
-mod team;
+pub(crate) mod team;
 #[cfg(test)]
 mod tests;
 mod withdrawal;
@@ -318,14 +318,7 @@ impl Engine {
         let (mut told, mut silent) = (Vec::new(), Vec::new());
         for detail in unnotified {
             // Only the assignees' inboxes announce an assigned request; the others list it.
-            let not_mine = detail
-                .summary
-                .judgement
-                .as_ref()
-                .and_then(|j| j.team.as_ref())
-                .is_some_and(|team| {
-                    !team.mine && team.nobody != Some(inbox_policy::IfUnassigned::Escalate)
-                });
+            let not_mine = !team::announced_here(detail.summary.judgement.as_ref());
             let announcement = Announcement::from(detail);
             if announcement.loudness == Loudness::Silent || not_mine {
                 silent.push(announcement.summary.id);

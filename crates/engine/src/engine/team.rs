@@ -87,6 +87,23 @@ impl Team {
         }
         text
     }
+
+    /// Whether this operator's inbox tells them about the request (bubbles, pushes,
+    /// reminders): only an assignee's does, except where none of the assignees exists and
+    /// the rule escalates, which announces it to every member. The others list it silently:
+    /// an announcement's buttons would only be refused there.
+    pub fn announced_here(&self) -> bool {
+        self.mine || self.nobody == Some(IfUnassigned::Escalate)
+    }
+}
+
+/// [`Team::announced_here`] for a request judged `judgement`; a request whose rule assigns
+/// nobody is announced by every inbox, as before teams. The one check of both the first
+/// announcement (`notify_new`) and the rule's escalation reminders (`remind`).
+pub(crate) fn announced_here(judgement: Option<&crate::policy::Judgement>) -> bool {
+    judgement
+        .and_then(|j| j.team.as_ref())
+        .is_none_or(Team::announced_here)
 }
 
 /// Whether `account`'s answer (or approval) counts under `verdict`: it is an assignee, or

@@ -384,7 +384,11 @@ impl Engine {
             if quiet && loudness != Loudness::Critical {
                 continue;
             }
-            if let Some(detail) = self.store.detail(&id)? {
+            // A reminder is an announcement: only where the first one was made (team.rs).
+            let detail = self.store.detail(&id)?.filter(|detail| {
+                crate::engine::team::announced_here(detail.summary.judgement.as_ref())
+            });
+            if let Some(detail) = detail {
                 let mut announcement = Announcement::from(detail);
                 announcement.loudness = loudness;
                 announcement.escalation = u32::try_from(index + 1).ok();
