@@ -219,9 +219,9 @@ fn text(bytes: Vec<u8>, name: &str) -> Result<String, ReadError> {
 fn human(cap: u64) -> Option<String> {
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * KIB;
-    if cap >= MIB && cap % MIB == 0 {
+    if cap >= MIB && cap.is_multiple_of(MIB) {
         Some(format!("{} MiB", cap / MIB))
-    } else if cap >= KIB && cap % KIB == 0 {
+    } else if cap >= KIB && cap.is_multiple_of(KIB) {
         Some(format!("{} KiB", cap / KIB))
     } else {
         None

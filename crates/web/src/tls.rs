@@ -455,6 +455,47 @@ mod tests {
     }
 
     #[test]
+    fn a_fifo_or_an_oversized_file_in_the_pair_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        load_or_make(dir.path(), &names(&["localhost"])).unwrap();
+        let key_path = dir.path().join(KEY_FILE);
+        std::fs::remove_file(&key_path).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&key_path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // On another thread with a deadline: a blocking open would wait for a writer forever.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let state = dir.path().to_owned();
+        std::thread::spawn(move || {
+            let loaded = load_or_make(&state, &names(&["localhost"]));
+            sender.send(loaded.map(|_| ()).map_err(|error| error.to_string()))
+        });
+        let error = receiver
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("loading blocked on the FIFO")
+            .unwrap_err();
+        assert!(
+            error.contains(KEY_FILE) && error.contains("a FIFO, not a plain file"),
+            "{error}"
+        );
+
+        let cert_path = dir.path().join(CERT_FILE);
+        std::fs::File::create(&cert_path)
+            .unwrap()
+            .set_len(MAX_PEM_BYTES + 1)
+            .unwrap();
+        let error = load_or_make(dir.path(), &names(&["localhost"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(CERT_FILE) && error.contains("larger than the limit of 1048576 bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_key_of_another_certificate_is_a_mismatch() {
         let dir = tempfile::tempdir().unwrap();
         load_or_make(dir.path(), &names(&["localhost"])).unwrap();

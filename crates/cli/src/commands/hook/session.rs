@@ -278,6 +278,46 @@ mod tests {
         );
     }
 
+    /// A FIFO or an oversized file at the session's name is an error at once (the call is
+    /// then asked), never a wait for a writer before every tool call, nor read to its end.
+    #[test]
+    fn a_fifo_or_an_oversized_session_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s-1.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let root = dir.path().to_owned();
+        std::thread::spawn(move || {
+            let memory = SessionMemory::open(&root, "s-1").unwrap();
+            let allowed = memory.allows(&bash("cargo test"), Utc::now());
+            sender.send(allowed.map_err(|error| error.to_string()))
+        });
+        let error = receiver
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the session file blocked")
+            .unwrap_err();
+        assert!(
+            error.contains("s-1.json") && error.contains("a FIFO, not a plain file"),
+            "{error}"
+        );
+
+        fs::remove_file(&path).unwrap();
+        fs::File::create(&path)
+            .unwrap()
+            .set_len(MAX_SESSION_BYTES + 1)
+            .unwrap();
+        let memory = SessionMemory::open(dir.path(), "s-1").unwrap();
+        let error = memory
+            .allows(&bash("cargo test"), Utc::now())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("larger than the limit of"), "{error}");
+    }
+
     /// The same command outside the sandbox, in the background, or with a field unknown
     /// here is not what the operator allowed "for this session".
     #[test]
