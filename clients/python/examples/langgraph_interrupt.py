@@ -12,10 +12,11 @@ passes::
 The graph stops there (its state kept by the checkpointer) and hands the value back as
 ``__interrupt__``. This script places that value in the inbox as it is (docs/PROTOCOL.md,
 "LangChain HumanInTheLoopMiddleware"); the operator picks a decision (and edits the
-arguments, or writes a message); the outcome's ``reply`` is the HITLResponse
-(``{"decisions": [...]}``) the graph resumes with: ``graph.invoke(Command(resume=reply),
-config)``. Nothing blocks inside the node, so the graph can be resumed later, by another
-process, from the checkpoint.
+arguments, or writes a message); the outcome's answers, which the client has checked
+against the questions the request asked, make the HITLResponse (``{"decisions": [...]}``)
+the graph resumes with: ``graph.invoke(Command(resume=reply), config)``. Nothing blocks
+inside the node, so the graph can be resumed later, by another process, from the
+checkpoint.
 
 Needs ``langgraph`` (``pip install langgraph``) besides this package. Run it, then answer
 from another terminal, e.g.::
@@ -28,7 +29,8 @@ from another terminal, e.g.::
 
 It prints the HITLResponse as JSON on standard output and what the agent did on standard
 error. Exit status: 0 with a decision, 12 when the request is rejected, 13 when it was
-withdrawn, 124 when ``--timeout`` passed (the request is then withdrawn).
+withdrawn, 14 when the outcome file cannot be trusted (as ``answer-inbox ask --wait``),
+124 when ``--timeout`` passed (the request is then withdrawn).
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, TypedDict
 
-from answer_inbox import Cancelled, Declined, Expired, Rejected, TimedOut, ask_async
+from answer_inbox import (
+    Cancelled,
+    Declined,
+    Expired,
+    Rejected,
+    TimedOut,
+    UntrustedOutcome,
+    ask_async,
+)
 
 try:
     from langgraph.checkpoint.memory import InMemorySaver
@@ -54,6 +64,10 @@ ARGS = {
     "subject": "Scheduled maintenance on Saturday",
     "body": "Billing will be read-only from 06:00 to 07:00 UTC.",
 }
+
+
+#: What the agent is told of every tool call when nobody decided in time (the inbox's words).
+EXPIRED = "Nobody decided on this tool call before the request expired."
 
 
 class State(TypedDict, total=False):
@@ -111,9 +125,9 @@ async def ask_operator(
     value: Dict[str, Any], *, timeout: Optional[float], spool: Optional[str], id: Optional[str]
 ) -> Dict[str, Any]:
     """Asks the operator about the interrupt's value; returns the HITLResponse to resume
-    with. A refusal or an expiry rejects every action (the outcome's ``reply`` says so);
-    a rejected request, a withdrawal and a timeout raise: there is nothing to resume with.
-    A timeout withdraws the request (``ask_async`` does, as its task is cancelled)."""
+    with, one decision per tool call. A refusal or an expiry rejects every call; a rejected
+    request, a withdrawal and a timeout raise: there is nothing to resume with. A timeout
+    withdraws the request (``ask_async`` does, as its task is cancelled)."""
     request = dict(value, source={"app": "langgraph", "project": "release-agent"})
     print(
         "asked the operator; answer with: answer-inbox answer "
@@ -121,11 +135,34 @@ async def ask_operator(
         file=sys.stderr,
         flush=True,
     )
+    calls = value["action_requests"]
     try:
         outcome = await asyncio.wait_for(ask_async(request, spool=spool, id=id), timeout)
-    except (Declined, Expired) as ended:
-        return ended.outcome.reply
-    return outcome.reply
+    except Declined as declined:
+        return {"decisions": [reject(declined.reason) for _ in calls]}
+    except Expired:
+        return {"decisions": [reject(EXPIRED) for _ in calls]}
+    # The answers, checked against the questions the request asked (one decision-N per tool
+    # call, its args-N and message-N), are what the agent acts on. The outcome's `reply`
+    # says the same, checked too; building the decisions here shows what they mean.
+    return {"decisions": [decided(outcome.answers, n, call) for n, call in enumerate(calls, 1)]}
+
+
+def decided(answers: Dict[str, Any], n: int, call: Dict[str, Any]) -> Dict[str, Any]:
+    """Tool call ``n``'s decision (LangChain's HITL decision types) from the answers.
+    Anything but approve or a well-formed edit runs nothing."""
+    decision = answers.get(f"decision-{n}")
+    if decision == "approve":
+        return {"type": "approve"}
+    if decision == "edit":
+        # Checked to be a JSON object; unchanged arguments are recorded as the default.
+        args = json.loads(answers[f"args-{n}"])
+        return {"type": "edit", "edited_action": {"name": call["name"], "args": args}}
+    return reject(answers.get(f"message-{n}"))
+
+
+def reject(message: Optional[str]) -> Dict[str, Any]:
+    return {"type": "reject", "message": message} if message else {"type": "reject"}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -153,6 +190,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Cancelled as cancelled:
         print(cancelled, file=sys.stderr)
         return 13
+    except UntrustedOutcome as untrusted:
+        # A file in answers/ that is no answer to this request (forged, or for another
+        # version): the graph is not resumed with it.
+        print(f"{untrusted}; it is not taken as an answer", file=sys.stderr)
+        return 14
     except (asyncio.TimeoutError, TimedOut):
         print(f"nobody answered within {options.timeout:g} s; withdrawn", file=sys.stderr)
         return 124

@@ -27,15 +27,26 @@ from conftest import CREW_MEMBERS, OUTSIDER, REPO_DIR, Crew, crew, team_spool, w
 
 import answer_inbox
 from answer_inbox import Declined, Expired, Placed, Rejected, UntrustedOutcome
+from answer_inbox.questions import read_questions
 
 CORPUS = REPO_DIR / "tests" / "data" / "hostile" / "outcomes"
 
 #: What a reader may need to know to refuse a case, and what this client knows: the
 #: outcome file with the request's id and version, and the questions of a request in the
-#: inbox's own shapes, and who owns the file. Not another system's dialect, not whether a
-#: request is valid.
+#: inbox's own shapes, and who owns the file. Not whether a request is valid. Of the other
+#: systems' dialects it knows LangGraph's HumanInterrupt and LangChain's HITL (see
+#: :func:`knows`).
 NEEDS = ("outcome", "questions", "dialect", "validity", "owner", "approvals")
 KNOWS = ("outcome", "questions", "owner", "approvals")
+
+
+def knows(needs: str, request: bytes) -> bool:
+    """Whether this client knows what refusing a case needs: a dialect only when it reads
+    the request's questions (HumanInterrupt, LangChain HITL; not MCP elicitation or
+    AskUserQuestion)."""
+    if needs == "dialect":
+        return read_questions(request) is not None
+    return needs in KNOWS
 
 #: Who may own a case's outcome file (or approval files), and the account name each
 #: stands for.
@@ -166,7 +177,7 @@ def test_the_client_gives_the_case_its_verdict(tmp_path: Path, name: str) -> Non
     status, refusal = look(placed)
     if entry["verdict"] != "blocked":
         assert (status, refusal) == (entry["verdict"], None), entry["why"]
-    elif entry.get("needs", "outcome") in KNOWS:
+    elif knows(entry.get("needs", "outcome"), request):
         assert refusal is not None, f"{entry['why']}: taken as {status}"
         assert entry["reason"] in refusal, refusal
     else:

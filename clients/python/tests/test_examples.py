@@ -5,8 +5,10 @@ with ``Command(resume=reply)``. Skipped, saying so, where LangGraph is not insta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pwd
 import subprocess
 import sys
 from pathlib import Path
@@ -98,3 +100,33 @@ def test_the_langgraph_example_withdraws_when_nobody_answers(inbox: Inbox) -> No
     assert stdout == ""
     assert Path(inbox.spool, "cancel", "mail-2").exists(), "the request is withdrawn"
     assert os.listdir(Path(inbox.spool, "answers")) == []
+
+
+def test_the_langgraph_example_never_resumes_with_a_forged_reply(inbox: Inbox) -> None:
+    # Someone who can write answers/ rejects the tool call in the answers but approves it in
+    # the reply: the graph must not run the tool; the example exits 14, as `ask --wait` does.
+    process = start_example(inbox, "mail-3", "--timeout", "60")
+    question = Path(inbox.spool, "questions", "mail-3.json")
+    wait_until(question.exists, what="the example's request")
+    outcome = {
+        "inbox": 1,
+        "id": "mail-3",
+        "status": "answered",
+        "answers": {"decision-1": "reject", "args-1": json.dumps(ARGS, indent=2)},
+        "custom": [],
+        "defaulted": ["args-1"],
+        "answered_by": "operator:" + pwd.getpwuid(os.geteuid()).pw_name,
+        "answered_at": "2026-12-03T10:00:00Z",
+        "request_sha256": hashlib.sha256(question.read_bytes()).hexdigest(),
+        "instance": "elsewhere/01JFORGED00000000000000000",
+        "reply": {"decisions": [{"type": "approve"}]},
+    }
+    tmp = Path(inbox.spool, "tmp", "mail-3.forged")
+    tmp.write_text(json.dumps(outcome))
+    os.link(tmp, Path(inbox.spool, "answers", "mail-3.json"))
+    tmp.unlink()
+
+    status, stdout, stderr = finish(process)
+    assert status == 14, stderr
+    assert stdout == "" and "ran send_email" not in stderr
+    assert "its reply does not match its answers" in stderr

@@ -90,6 +90,7 @@ def test_the_limits_are_the_rust_protocol_s() -> None:
     limits = rust_limits()
     assert limits["MAX_FILE_BYTES"] == spool.MAX_FILE_BYTES
     assert limits["MAX_DEPTH"] == questions.MAX_REQUEST_DEPTH
+    assert limits["MAX_QUESTIONS"] == questions.MAX_QUESTIONS
     assert limits["MAX_ANSWER_CHARS"] == questions.MAX_ANSWER_CHARS
     assert limits["MAX_DEVICE_NAME_CHARS"] == outcome.MAX_DEVICE_NAME_CHARS
 

@@ -27,13 +27,15 @@ _U64_MAX = 2**64 - 1
 _I64_MIN = -(2**63)
 
 
-def loads(text: str, max_depth: int = MAX_DEPTH) -> Any:
-    """Parses ``text``; raises ``ValueError`` saying what is wrong."""
+def loads(text: str, max_depth: int = MAX_DEPTH, *, unique_keys: bool = True) -> Any:
+    """Parses ``text``; raises ``ValueError`` saying what is wrong. ``unique_keys=False``
+    reads a key given twice as serde_json alone does, as its last value: for text an
+    inbox reads with serde_json alone (a JSON answer), not for the files."""
     if nesting_depth(text) > max_depth:
         raise ValueError(f"it nests arrays and objects deeper than {max_depth} levels")
     value = json.loads(
         text,
-        object_pairs_hook=_unique_keys,
+        object_pairs_hook=_unique_keys if unique_keys else dict,
         parse_int=_integer,
         parse_float=_float,
         parse_constant=_no_constant,

@@ -18,13 +18,14 @@ import os
 import pwd
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Optional, Tuple, Union
 
 from .approval import Approval, parse_approval, verify_approvals
 from .errors import Cancelled, NotAnswered, RequestExists, SpoolError, UntrustedOutcome
 from .locations import PathArg, resolve_spool_dir
 from .outcome import Outcome, SettledByPolicy, parse_outcome, verify_outcome, verify_owner
+from .questions import read_questions
 from .request import Prepared, RequestBody, prepare
 from .spool import Spool, UnreadableFile
 
@@ -59,6 +60,12 @@ class Placed:
     sha256: str
     #: The spool directory.
     spool: str
+    #: The bytes placed, kept by :func:`place` and :func:`ask` to check the outcome's
+    #: answers against. In a team spool another member can delete ``questions/<id>.json``
+    #: and then write an outcome; with the bytes kept here (or read once when a wait
+    #: starts) it is still checked against the questions asked. Not part of the plain data
+    #: above: a ``Placed`` made again from ``id``, ``sha256`` and ``spool`` reads the file.
+    request: Optional[bytes] = field(default=None, repr=False, compare=False)
 
     @property
     def request_path(self) -> str:
@@ -157,7 +164,7 @@ def _place_prepared(prepared: Prepared, spool: Optional[PathArg]) -> Placed:
             raise SpoolError(f'cannot place request "{prepared.id}": {error}') from error
     if not linked:
         raise RequestExists(prepared.id, root)
-    return Placed(prepared.id, hashlib.sha256(prepared.data).hexdigest(), root)
+    return Placed(prepared.id, hashlib.sha256(prepared.data).hexdigest(), root, prepared.data)
 
 
 def wait(
@@ -186,8 +193,9 @@ def wait(
         raise ValueError("poll_interval must be positive")
     started = time.monotonic()
     with Spool.open(placed.spool) as spool:
+        request = _Request(spool, placed)
         while True:
-            settled = _settled(spool, placed, cancel, require_person)
+            settled = _settled(spool, request, cancel, require_person)
             if settled is not None:
                 return settled
             pause = _pause(placed, started, timeout, poll_interval)
@@ -219,10 +227,11 @@ async def wait_async(
         raise ValueError("poll_interval must be positive")
     started = time.monotonic()
     with Spool.open(placed.spool) as spool:
+        request = await asyncio.to_thread(_Request, spool, placed)
         try:
             while True:
                 settled = await asyncio.to_thread(
-                    _settled, spool, placed, cancel, require_person
+                    _settled, spool, request, cancel, require_person
                 )
                 if settled is not None:
                     return settled
@@ -232,25 +241,26 @@ async def wait_async(
             # is sure to run. A tombstone that cannot be written leaves the request pending;
             # the cancellation goes on all the same.
             try:
-                _withdraw(spool, placed, "")
+                _withdraw(spool, request, "")
             except (SpoolError, UntrustedOutcome):
                 pass
             raise
 
 
 def _settled(
-    spool: Spool, placed: Placed, cancel: Optional[CancelToken], require_person: bool
+    spool: Spool, request: "_Request", cancel: Optional[CancelToken], require_person: bool
 ) -> Optional[Outcome]:
     """One look, for :func:`wait` and :func:`wait_async`: the outcome to return, or the
     error that ends the wait raised, or ``None`` while the request is pending."""
-    standing = _look(spool, placed)
+    placed = request.placed
+    standing = _look(spool, request)
     if isinstance(standing, Outcome):
         return _judge(standing, require_person)
     if standing is not None:
         raise standing
     if cancel is not None and cancel.cancelled:
         reason = cancel.reason or ""
-        outcome = _withdraw(spool, placed, reason)
+        outcome = _withdraw(spool, request, reason)
         if outcome is not None:
             return _judge(outcome, require_person)
         raise Cancelled(placed.id, reason or None)
@@ -280,7 +290,7 @@ def withdraw(placed: Placed, reason: str = "") -> Optional[Outcome]:
     then still pending).
     """
     with Spool.open(placed.spool) as spool:
-        return _withdraw(spool, placed, reason)
+        return _withdraw(spool, _Request(spool, placed), reason)
 
 
 def ask(
@@ -355,10 +365,44 @@ async def ask_async(
 # --- The files, looked at ---------------------------------------------------------------
 
 
-def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
+class _Request:
+    """The request a wait checks its outcome against: the bytes :func:`place` kept, else
+    the file as first read (while the wait lasts), kept from then on. Rust's client reads
+    the request once, when its wait starts (crates/client/src/wait.rs, ``Expected::of``),
+    and never again: a request file deleted afterwards, by its asker or (in a team spool,
+    group-writable without the sticky bit) by any member, changes nothing, so a forged
+    outcome cannot slip past the answer checks by deleting it first. Bytes that are not the
+    version placed (their SHA-256 differs) are never taken. A request never read is checked
+    as Rust checks it then: by the outcome's own fields (and the version placed)."""
+
+    def __init__(self, spool: Spool, placed: Placed) -> None:
+        self.placed = placed
+        self._data: Optional[bytes] = None
+        if placed.request is not None and self._is_placed(placed.request):
+            self._data = placed.request
+        else:
+            self.data(spool)
+
+    def data(self, spool: Spool) -> Optional[bytes]:
+        """The bytes placed, once had; ``None`` until the file has been read."""
+        if self._data is None:
+            try:
+                read = spool.read("questions", self.placed.id)
+            except UnreadableFile:
+                read = None
+            if read is not None and self._is_placed(read):
+                self._data = read
+        return self._data
+
+    def _is_placed(self, data: bytes) -> bool:
+        return hashlib.sha256(data).hexdigest() == self.placed.sha256.lower()
+
+
+def _look(spool: Spool, request: _Request) -> Union[Outcome, Cancelled, None]:
     """What the files say about the request now: its checked outcome, its tombstone (as
     the error to raise), or nothing yet. An outcome file that does not answer this request,
     or says a person answered who does not own it, is :class:`UntrustedOutcome`."""
+    placed = request.placed
     try:
         file = spool.read_owned("answers", placed.id)
     except UnreadableFile as error:
@@ -366,13 +410,18 @@ def _look(spool: Spool, placed: Placed) -> Union[Outcome, Cancelled, None]:
     if file is not None:
         data, owner_uid = file
         outcome = parse_outcome(data, placed.id)
-        verify_outcome(outcome, placed.id, placed.sha256, _placed_bytes(spool, placed))
+        asked = request.data(spool)
+        verify_outcome(outcome, placed.id, placed.sha256, asked)
         verify_owner(outcome, placed.id, owner_uid)
         # Every approval it lists: a distinct account's own file, for this version and
         # these answers (the inbox's and the Rust client's check too).
         problem = verify_approvals(outcome, lambda account: _approval(spool, placed.id, account))
         if problem is not None:
             raise UntrustedOutcome(placed.id, problem)
+        if outcome.reply is not None and (asked is None or read_questions(asked) is None):
+            # A reply whose request could not be read here is unchecked: an agent handed it
+            # would trust whoever can write answers/. Its answers are what there is.
+            outcome = replace(outcome, reply=None)
         return outcome
     return _tombstone(spool, placed.id)
 
@@ -392,20 +441,6 @@ def _approval(spool: Spool, id: str, account: str) -> Tuple[Approval, Optional[s
     except KeyError:
         owner = None
     return parse_approval(data), owner, uid
-
-
-def _placed_bytes(spool: Spool, placed: Placed) -> Optional[bytes]:
-    """The request file as placed, to check the outcome's answers against its questions;
-    ``None`` when it is gone (its asker may remove it) or no longer the bytes placed (the
-    inbox never answers a changed request): then the outcome is checked by its own fields,
-    as the Rust client checks it without the request."""
-    try:
-        data = spool.read("questions", placed.id)
-    except UnreadableFile:
-        return None
-    if data is None or hashlib.sha256(data).hexdigest() != placed.sha256.lower():
-        return None
-    return data
 
 
 def _tombstone(spool: Spool, id: str) -> Optional[Cancelled]:
@@ -431,10 +466,11 @@ def _tombstone(spool: Spool, id: str) -> Optional[Cancelled]:
     return Cancelled(id, reason or None)
 
 
-def _withdraw(spool: Spool, placed: Placed, reason: str) -> Optional[Outcome]:
+def _withdraw(spool: Spool, request: _Request, reason: str) -> Optional[Outcome]:
     """Places the tombstone unless the request is settled; returns the outcome that
     stands, if any."""
-    standing = _look(spool, placed)
+    placed = request.placed
+    standing = _look(spool, request)
     if standing is None:
         try:
             spool.place("cancel", placed.id, reason.encode("utf-8"))
@@ -442,7 +478,7 @@ def _withdraw(spool: Spool, placed: Placed, reason: str) -> Optional[Outcome]:
             raise SpoolError(f'cannot withdraw request "{placed.id}": {error}') from error
         # An inbox may have linked its outcome between the look and the tombstone; if so,
         # that outcome stands, and this look returns it.
-        standing = _look(spool, placed)
+        standing = _look(spool, request)
     return standing if isinstance(standing, Outcome) else None
 
 

@@ -13,7 +13,9 @@ from a policy with ``errors``; a decline or rejection carries no answers; ``deci
 only and is one short line. Given the request as placed, in one of the inbox's own shapes,
 also: the answers are ones its questions allow, recorded as an inbox records them; a
 policy's answers are the questions' defaults (or, at expiry, none); autonomous mode settles
-only a request that asked for it; and there is no ``reply`` (see :mod:`.questions`).
+only a request that asked for it; and the ``reply`` is the one its answers make (none for
+the inbox's own shapes; a HumanResponse or HITLResponse for LangGraph's and LangChain's, see
+:mod:`.questions`).
 Given the file's owner, :func:`verify_owner`: a person's answer is written by the account it
 names (``inbox_protocol::verify::verify_owner``).
 
@@ -33,7 +35,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _json
 from .errors import NotAnswered, UntrustedOutcome
-from .questions import Questions, Unfit, check_answers, fill_defaults, read_questions, same_json
+from .questions import (
+    Questions,
+    Unfit,
+    check_answers,
+    dialect_reply,
+    fill_defaults,
+    read_questions,
+    same_json,
+)
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -110,9 +120,13 @@ class Outcome:
 
     ``answers`` maps question ids to values (``True``/``False`` for yes/no, a string for
     one choice or text, a list of strings for several choices). ``reply`` is set for
-    requests in another system's dialect (MCP elicitation, AskUserQuestion, LangGraph
-    HumanInterrupt): the same decision in that system's own answer shape. ``raw`` is the
-    whole file as parsed, fields this version does not know included.
+    requests in LangGraph's HumanInterrupt or LangChain's HITL dialect: the same decision
+    in that system's own answer shape, checked to be what the answers make.
+    :func:`~answer_inbox.wait` and :func:`~answer_inbox.withdraw` hand out no reply they
+    could not check (MCP elicitation, AskUserQuestion, a request file gone before it was
+    read): there ``reply`` is ``None`` and the caller builds its own from ``answers``.
+    ``raw`` is the whole file as parsed, unchecked, fields this version does not know
+    included.
     """
 
     id: str
@@ -369,8 +383,10 @@ def _verify_answers(outcome: Outcome, request: Questions) -> Optional[str]:
         autonomous = by == BY_AUTONOMOUS or outcome.trigger == "autonomous"
         if autonomous and request.mode != "autonomous":
             return "autonomous mode settled a request that did not ask for it"
-    # The inbox's own shapes have no reply: the outcome is the answer.
-    if outcome.reply is not None:
+    # The reply an agent is handed must be what the answers make; the inbox's own shapes
+    # have none (the outcome is the answer).
+    expected = dialect_reply(request, outcome.status, outcome.answers, outcome.reason)
+    if not same_json(outcome.reply, expected):
         return "its reply does not match its answers"
     return None
 

@@ -8,13 +8,16 @@ as the inbox checks an operator's (``check_answers``), a policy's answers must b
 defaults (``fill_defaults``), autonomous mode only settles a request that asked for it,
 and a request in the inbox's own shapes has no ``reply``.
 
-Only the inbox's own request shapes are read here: the envelope, a bare array of questions
-and ``{"interactiveQuestions": [...]}``, in both question dialects. A request in another
-system's dialect (MCP elicitation, AskUserQuestion, HumanInterrupt, LangChain HITL) gives
-``None``: its questions and its ``reply`` are made by rules that live in the Rust protocol
-crate only, and its outcome is checked by its own fields alone. So is a request this module
-cannot read (not JSON, a question of no known type, ...): the inbox rejects such a request,
-and a rejection carries no answers to check.
+The inbox's own request shapes are read here (the envelope, a bare array of questions and
+``{"interactiveQuestions": [...]}``, in both question dialects), and two agents' dialects:
+LangGraph's HumanInterrupt (alone or as a one-element list) and LangChain v1's HITLRequest
+(``HumanInTheLoopMiddleware``). Those become questions as the Rust protocol crate makes them
+(``dialects/interrupt.rs``, ``dialects/langchain.rs``), and their outcome's ``reply`` must be
+the one its answers make (:func:`dialect_reply`), as ``verify_outcome_for`` checks it. The
+other dialects (MCP elicitation, AskUserQuestion) give ``None``, and so does a request this
+module cannot read (not JSON, a question of no known type, ...): the inbox rejects such a
+request, and a rejection carries no answers to check. Their outcomes are checked by their
+own fields alone, and the client hands out no ``reply`` it could not check.
 
 Whether a request is valid is not decided here (that takes the inbox's JSON Schema and the
 confusable-character tables of Unicode TS #39): a ``rejected`` outcome is taken at its word.
@@ -22,6 +25,7 @@ confusable-character tables of Unicode TS #39): a ``rejected`` outcome is taken 
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from dataclasses import dataclass, replace
@@ -31,6 +35,10 @@ from typing import Any, Dict, List, Optional, Pattern, Tuple
 from . import _json
 from .ids import is_valid_id
 from .spool import MAX_FILE_BYTES
+
+#: The most questions a request may hold, its dialect's questions included
+#: (``MAX_QUESTIONS`` in limits.rs).
+MAX_QUESTIONS = 50
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -42,6 +50,7 @@ __all__ = [
     "Questions",
     "Unfit",
     "check_answers",
+    "dialect_reply",
     "fill_defaults",
     "read_questions",
     "same_json",
@@ -95,14 +104,33 @@ class Question:
     required: bool
     pattern: Optional[str]
     allow_custom: bool
+    #: ``(question id, value)``: required when that question's answer is that value (the
+    #: agents' dialects ask for edited arguments or a message this way).
+    required_if: Optional[Tuple[str, Any]] = None
+    #: The answer must be a JSON object as text (edited arguments).
+    json_object: bool = False
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The agent dialect a request came in, and what its reply is made of."""
+
+    #: ``interrupt`` (LangGraph HumanInterrupt) or ``langchain`` (LangChain v1 HITL).
+    kind: str
+    #: The tools asked about, in order (one for an interrupt).
+    actions: Tuple[str, ...]
+    #: An interrupt given as a one-element list is answered with a list.
+    listed: bool = False
 
 
 @dataclass(frozen=True)
 class Questions:
-    """What an outcome is checked against: a request's questions and its mode."""
+    """What an outcome is checked against: a request's questions and its mode, and for an
+    agent dialect, where it came from."""
 
     questions: Tuple[Question, ...]
     mode: str
+    origin: Optional[Origin] = None
 
     def question(self, id: str) -> Optional[Question]:
         return next((q for q in self.questions if q.id == id), None)
@@ -149,6 +177,10 @@ def _read(data: bytes) -> Questions:
         raw, mode = value.get("interactiveQuestions"), "interactive"
     elif shape == "questions":
         raw, mode = value, "interactive"
+    elif shape in ("interrupt", "interrupt-list"):
+        return _interrupt(value, data)
+    elif shape == "langchain":
+        return _langchain(value, data)
     else:
         raise _Unreadable
     if mode not in MODES or not isinstance(raw, list) or not raw:
@@ -192,6 +224,161 @@ def _shape(value: Any) -> str:
     if _is_ask_user_question_list(value.get("questions")):
         return "ask-user-question"
     return "envelope"
+
+
+# --- The agents' dialects (crates/protocol/src/dialects) --------------------------------
+
+#: The ids of a HumanInterrupt's questions (``INTERRUPT_*_ID`` in the Rust model).
+_INTERRUPT_DECISION, _INTERRUPT_ARGS, _INTERRUPT_RESPONSE = "decision", "args", "response"
+
+#: The decisions a LangChain tool may allow, and the HumanInterrupt's responses by the
+#: flag that allows each.
+_HITL_DECISIONS = ("approve", "edit", "reject", "respond")
+_INTERRUPT_CONFIG = (
+    ("allow_accept", "accept"),
+    ("allow_edit", "edit"),
+    ("allow_respond", "response"),
+    ("allow_ignore", "ignore"),
+)
+
+#: What a LangChain agent is told of every action when nobody decided in time
+#: (``EXPIRED_MESSAGE`` in langchain.rs).
+_HITL_EXPIRED = "Nobody decided on this tool call before the request expired."
+
+
+def _interrupt(value: Any, data: bytes) -> Questions:
+    """A HumanInterrupt as ``dialects/interrupt.rs`` asks it: ``decision`` (the allowed
+    responses), ``args`` (when editing is allowed, the arguments as its default) and
+    ``response`` (when responding is allowed, required for that decision)."""
+    listed = isinstance(value, list)
+    if listed and len(value) != 1:
+        raise _Unreadable
+    raw = value[0] if listed else value
+    action_request = _field(raw, "action_request", dict)
+    action = _field(action_request, "action", str)
+    args = _field(action_request, "args", dict)
+    config = _field(raw, "config", dict)
+    allowed = [id for flag, id in _INTERRUPT_CONFIG if _optional(config, flag, bool)]
+    if not allowed:
+        raise _Unreadable
+    questions = [_decision(_INTERRUPT_DECISION, allowed)]
+    if "edit" in allowed:
+        questions.append(_args_question(_INTERRUPT_ARGS, args, None))
+    if "response" in allowed:
+        questions.append(_text_question(_INTERRUPT_RESPONSE, (_INTERRUPT_DECISION, "response")))
+    return Questions(tuple(questions), _mode(raw), Origin("interrupt", (action,), listed))
+
+
+def _langchain(value: Any, data: bytes) -> Questions:
+    """A LangChain v1 HITLRequest as ``dialects/langchain.rs`` asks it: for action ``n``,
+    ``decision-n`` (the decisions its tool allows), ``args-n`` (when editing is allowed;
+    required for that decision) and ``message-n`` (when rejecting or responding is allowed;
+    required for a response)."""
+    actions = _field(value, "action_requests", list)
+    configs = _field(value, "review_configs", list)
+    if not actions or not configs:
+        raise _Unreadable
+    names = [_field(_is(action, dict), "name", str) for action in actions]
+    allowed_by_tool: Dict[str, List[str]] = {}
+    for config in configs:
+        name = _field(_is(config, dict), "action_name", str)
+        decisions = _field(config, "allowed_decisions", list)
+        if name not in names or not decisions or any(d not in _HITL_DECISIONS for d in decisions):
+            raise _Unreadable
+        allowed = list(dict.fromkeys(decisions))
+        # The middleware looks a tool's decisions up by its name: two configs that differ
+        # could not mean anything, and the inbox rejects them.
+        if allowed_by_tool.setdefault(name, allowed) != allowed:
+            raise _Unreadable
+    questions: List[Question] = []
+    for n, (action, name) in enumerate(zip(actions, names), start=1):
+        args = _field(action, "args", dict)
+        if name not in allowed_by_tool:
+            raise _Unreadable
+        allowed = allowed_by_tool[name]
+        decision = f"decision-{n}"
+        questions.append(_decision(decision, allowed))
+        if "edit" in allowed:
+            questions.append(_args_question(f"args-{n}", args, (decision, "edit")))
+        if "reject" in allowed or "respond" in allowed:
+            when = (decision, "respond") if "respond" in allowed else None
+            questions.append(_text_question(f"message-{n}", when))
+    if len(questions) > MAX_QUESTIONS:
+        raise _Unreadable
+    return Questions(tuple(questions), _mode(value), Origin("langchain", tuple(names)))
+
+
+def _decision(id: str, allowed: List[str]) -> Question:
+    # The labels the inbox shows do not matter here: no fill-in is allowed, so an answer
+    # that is not a choice's id is refused either way.
+    choices = tuple(Choice(choice, choice) for choice in allowed)
+    return Question(id, "choice", choices, None, True, None, False)
+
+
+def _text_question(id: str, required_if: Optional[Tuple[str, Any]]) -> Question:
+    return Question(id, "text", (), None, False, None, False, required_if=required_if)
+
+
+def _args_question(
+    id: str, args: Dict[str, Any], required_if: Optional[Tuple[str, Any]]
+) -> Question:
+    """The arguments to edit, as a JSON object in text; the current ones, pretty if they
+    fit an answer, else on one line, are its default (too long for either is a request the
+    inbox rejects)."""
+    texts = (_json_text(args, 0), _json_text(args, None))
+    default = next((text for text in texts if len(text) <= MAX_ANSWER_CHARS), None)
+    if default is None:
+        raise _Unreadable
+    return replace(_text_question(id, required_if), default=default, json_object=True)
+
+
+def _json_text(value: Any, indent: Optional[int]) -> str:
+    """``value`` as serde_json writes it (``to_string_pretty`` when ``indent`` is given,
+    else ``to_string``): keys in the order read, two spaces a level, numbers as Rust
+    prints them. The inbox records this text as the arguments' default, so it must be the
+    same to the character."""
+    deeper = None if indent is None else indent + 2
+    if isinstance(value, dict) and value:
+        colon = ":" if indent is None else ": "
+        items = [f"{_json_text(k, None)}{colon}{_json_text(v, deeper)}" for k, v in value.items()]
+        return _enclosed("{", items, "}", indent)
+    if isinstance(value, list) and value:
+        return _enclosed("[", [_json_text(v, deeper) for v in value], "]", indent)
+    if isinstance(value, float):
+        # Python writes 1e+20 and 1e-07 where Rust writes 1e20 and 1e-7.
+        mantissa, e, exponent = repr(value).partition("e")
+        return mantissa + (f"e{int(exponent)}" if e else "")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _enclosed(open: str, items: List[str], close: str, indent: Optional[int]) -> str:
+    if indent is None:
+        return open + ",".join(items) + close
+    inner = "\n" + " " * (indent + 2)
+    return open + inner + ("," + inner).join(items) + "\n" + " " * indent + close
+
+
+def _mode(raw: Dict[str, Any]) -> str:
+    mode = _optional(raw, "mode", str)
+    if mode is None:
+        return "interactive"
+    if mode not in MODES:
+        raise _Unreadable
+    return mode
+
+
+def _field(raw: Any, name: str, kind: type) -> Any:
+    """A field that must be there, of that type."""
+    found = _optional(_is(raw, dict), name, kind)
+    if found is None:
+        raise _Unreadable
+    return found
+
+
+def _is(value: Any, kind: type) -> Any:
+    if not isinstance(value, kind):
+        raise _Unreadable
+    return value
 
 
 def _is_ask_user_question_list(questions: Any) -> bool:
@@ -316,6 +503,8 @@ def check_value(question: Question, value: Any) -> Tuple[Any, bool]:
     if not isinstance(value, str):
         raise Unfit(f"expected a string, got {_describe(value)}")
     _check_length(value)
+    if question.json_object:
+        _check_json_object(value)
     if question.pattern is not None:
         compiled = rust_pattern(question.pattern)
         # A pattern beyond what both engines read alike is not checked here (README.md).
@@ -324,6 +513,28 @@ def check_value(question: Question, value: Any) -> Tuple[Any, bool]:
                 f'"{_shortened(value)}" does not match the pattern {_shortened(question.pattern)}'
             )
     return value, False
+
+
+def _check_json_object(text: str) -> None:
+    """Edited arguments: a JSON object, as serde_json reads one (a key given twice is its
+    last value there, so it is here)."""
+    try:
+        value = _json.loads(text, unique_keys=False)
+    except (ValueError, RecursionError) as error:
+        raise Unfit(f"expected a JSON object {{...}}, but it is not valid JSON: {error}") from error
+    if not isinstance(value, dict):
+        raise Unfit(f"expected a JSON object {{...}}, got {_describe(value)}")
+
+
+def _json_object(text: Any) -> Optional[Dict[str, Any]]:
+    """``text`` read as a JSON object, or ``None``."""
+    if not isinstance(text, str):
+        return None
+    try:
+        value = _json.loads(text, unique_keys=False)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _check_choice(question: Question, text: str) -> Tuple[str, bool]:
@@ -382,6 +593,18 @@ def check_answers(request: Questions, given: Dict[str, Any]) -> Dict[str, Any]:
             problems.append(f'{at}: question "{question.id}" is required and has no answer')
         elif question.default is not None:
             answers[question.id] = question.default
+    for question in request.questions:
+        # Required because another answer is what its rule names; a value given but refused
+        # has its problem already.
+        condition = question.required_if
+        if question.id in answers or condition is None:
+            continue
+        if condition[0] in answers and same_json(answers[condition[0]], condition[1]):
+            if question.id not in given or _is_blank(question, given[question.id]):
+                problems.append(
+                    f"/{_pointer_token(question.id)}: question \"{question.id}\" is required "
+                    f"when \"{condition[0]}\" is {json.dumps(condition[1], ensure_ascii=False)}"
+                )
     if problems:
         raise Unfit(problems[0])
     return answers
@@ -390,6 +613,66 @@ def check_answers(request: Questions, given: Dict[str, Any]) -> Dict[str, Any]:
 def fill_defaults(request: Questions) -> Dict[str, Any]:
     """The answers a policy may give: every question's default, where it has one."""
     return {q.id: q.default for q in request.questions if q.default is not None}
+
+
+def dialect_reply(
+    request: Questions, status: str, answers: Dict[str, Any], reason: Optional[str]
+) -> Any:
+    """The reply an outcome of ``status`` with ``answers`` (and a decline's ``reason``)
+    makes for a request in an agent's dialect, as ``inbox_protocol::dialect_reply`` makes
+    it: a HumanResponse for a HumanInterrupt, a HITLResponse (``{"decisions": [...]}``)
+    for LangChain. ``None`` for the inbox's own shapes and for a rejection."""
+    origin = request.origin
+    if origin is None or status == "rejected":
+        return None
+    answered = status in ("answered", "defaulted")
+    if origin.kind == "interrupt":
+        response = _interrupt_response(origin.actions[0], answers if answered else {})
+        return [response] if origin.listed else response
+    if status == "declined":
+        decisions = [_reject(reason) for _ in origin.actions]
+    elif status == "expired":
+        decisions = [_reject(_HITL_EXPIRED) for _ in origin.actions]
+    else:
+        decisions = [_hitl_decision(n, name, answers) for n, name in enumerate(origin.actions, 1)]
+    return {"decisions": decisions}
+
+
+def _interrupt_response(action: str, answers: Dict[str, Any]) -> Dict[str, Any]:
+    """LangGraph's HumanResponse. Anything but a decision to act is ``ignore``: the agent
+    must not act, and HumanResponse has no other way to say so."""
+    decision = answers.get(_INTERRUPT_DECISION)
+    if decision == "accept":
+        return {"type": "accept", "args": None}
+    if decision == "edit":
+        args = _json_object(answers.get(_INTERRUPT_ARGS))
+        if args is not None:
+            return {"type": "edit", "args": {"action": action, "args": args}}
+    if decision == "response":
+        text = answers.get(_INTERRUPT_RESPONSE)
+        return {"type": "response", "args": text if isinstance(text, str) else ""}
+    return {"type": "ignore", "args": None}
+
+
+def _hitl_decision(n: int, name: str, answers: Dict[str, Any]) -> Dict[str, Any]:
+    """Action ``n``'s LangChain decision; anything but a decision to act rejects it."""
+    message = answers.get(f"message-{n}")
+    message = message if isinstance(message, str) and message else None
+    decision = answers.get(f"decision-{n}")
+    if decision == "approve":
+        return {"type": "approve"}
+    if decision == "edit":
+        args = _json_object(answers.get(f"args-{n}"))
+        if args is None:
+            return _reject(None)
+        return {"type": "edit", "edited_action": {"name": name, "args": args}}
+    if decision == "respond":
+        return {"type": "respond", "message": message or ""}
+    return _reject(message)
+
+
+def _reject(message: Optional[str]) -> Dict[str, Any]:
+    return {"type": "reject"} if message is None else {"type": "reject", "message": message}
 
 
 def same_json(a: Any, b: Any) -> bool:
