@@ -423,3 +423,65 @@ fn only_the_assignees_inboxes_are_reminded() {
     assert_eq!(announced.of("mine"), [None, Some(1)]);
     assert_eq!(announced.of("nobody"), [None, Some(1)]);
 }
+
+/// With `approvals = 2`, an answer that refuses settles the request at once, as a decline
+/// by the one assignee who gave it: a tool call's Deny (the hook's shape; its reason is
+/// kept for the agent), and No to a request's only yes/no. Waiting for a second identical
+/// refusal would keep the agent waiting until expiry on a call one reviewer refused. An
+/// Allow still waits for the second approval.
+#[test]
+fn one_refusal_settles_a_request_that_needs_two() {
+    let Some(team) = team() else { return };
+    let mut engine = team.engine(TWO);
+    let tool_call = |id: &str| {
+        json!({"inbox": 1, "id": id, "title": "Deploy to production", "priority": "critical",
+            "questions": [
+            {"id": "decision", "question": "Allow Bash?", "type": "choice",
+             "options": ["Allow once", "Deny"]},
+            {"id": "reason", "question": "If you deny it: why?", "type": "text",
+             "required": false}]})
+    };
+    for id in ["denied", "allowed"] {
+        let path = team
+            .spool
+            .place_request(id, tool_call(id).to_string().as_bytes())
+            .unwrap();
+        engine.turn(Wake::Paths(vec![path])).unwrap();
+    }
+    team.place(&mut engine, "no");
+    let deny = json!({"decision": "Deny", "reason": "not on a Friday"});
+    let outcome = engine
+        .answer("denied", deny.as_object().unwrap(), None, Surface::Cli)
+        .expect("one Deny settles it");
+    assert_eq!(outcome.status, OutcomeStatus::Declined);
+    assert_eq!(outcome.answered_by, "operator:root");
+    assert_eq!(
+        outcome.reason.as_deref(),
+        Some("denied by root: not on a Friday")
+    );
+    assert_eq!(outcome.approvals, None);
+    let no = json!({"go": false});
+    let outcome = engine
+        .answer("no", no.as_object().unwrap(), None, Surface::Cli)
+        .expect("one No settles it");
+    assert_eq!(outcome.status, OutcomeStatus::Declined);
+    assert_eq!(outcome.reason.as_deref(), Some("root answered No"));
+    // Every inbox (this one reading them back) takes both outcomes: neither blocks.
+    engine.turn(Wake::Rescan).unwrap();
+    for id in ["denied", "no"] {
+        assert_eq!(team.outcome(id).unwrap().status, OutcomeStatus::Declined);
+        assert_eq!(blocked_reason(&engine, id), None, "{id}");
+        assert_eq!(
+            engine.queries().state(id).unwrap(),
+            Some(inbox_engine::State::Settled(OutcomeStatus::Declined)),
+            "{id}"
+        );
+    }
+    // Allow once is an approval, and waits for the second.
+    let allow = json!({"decision": "Allow once"});
+    assert!(matches!(
+        engine.answer("allowed", allow.as_object().unwrap(), None, Surface::Cli),
+        Err(SettleError::AwaitingApprovals { .. })
+    ));
+    assert!(team.outcome("allowed").is_none());
+}

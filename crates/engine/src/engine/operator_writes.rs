@@ -43,6 +43,10 @@ impl Engine {
         let (verdict, taken_over) = self.team_gate(id)?;
         let via = via.into();
         if verdict.approvals > 1 && Team::of(&verdict, self.account()).is_some() {
+            // A refusal is not an approval: it declines at once, as a decline would.
+            if let Some(reason) = super::team::refusal(&request, &set, self.account()) {
+                return self.write_decline(id, &request, placed_at, &reason, via, taken_over);
+            }
             return self.approve(id, &request, set, via, &verdict, taken_over);
         }
         let mut outcome = Outcome::new(
@@ -80,6 +84,20 @@ impl Engine {
         }
         // A decline by any assignee declines, approvals or not.
         let (_, taken_over) = self.team_gate(id)?;
+        self.write_decline(id, &request, placed_at, reason, via.into(), taken_over)
+    }
+
+    /// Writes this operator's decline of `request` (checked by the caller: the version, the
+    /// team) with `reason`.
+    fn write_decline(
+        &mut self,
+        id: &str,
+        request: &Request,
+        placed_at: DateTime<Utc>,
+        reason: &str,
+        via: Via,
+        taken_over: bool,
+    ) -> Result<Outcome, SettleError> {
         let mut outcome = Outcome::new(
             id,
             OutcomeStatus::Declined,
@@ -93,7 +111,7 @@ impl Engine {
         outcome.taken_over = taken_over;
         // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
         // gets its answer shape in `reply`, built from everything above.
-        let outcome = outcome.with_reply(&request);
+        let outcome = outcome.with_reply(request);
         self.settle_as_operator(outcome)
     }
 

@@ -137,6 +137,39 @@ pub fn eligible(verdict: &Verdict, account: &str, taken_over: bool) -> Result<bo
     ))
 }
 
+/// Why an answer refuses, when it does: a tool call's Deny ([`ToolDecision`]: "denied by
+/// alice", with the reason given), or No to a request whose only question is a yes/no
+/// ("alice answered No"). Where a request needs several approvals such an answer settles it
+/// at once as this one person's decline ([`Engine::answer`]): any assignee may decline alone
+/// anyway, so a refusal that waited for a second identical one would only keep the asker
+/// waiting (an agent until its call expires) on a request already refused.
+///
+/// [`ToolDecision`]: inbox_protocol::decision::ToolDecision
+pub(crate) fn refusal(request: &Request, set: &AnswerSet, account: &str) -> Option<String> {
+    use inbox_protocol::decision::{ToolDecision, DECISION_ID, DENY, REASON_ID};
+    let account = inbox_protocol::text::one_line(account);
+    let answer = |id: &str| set.answers.get(id);
+    if ToolDecision::of(request).is_some() {
+        if answer(DECISION_ID).and_then(|v| v.as_str()) != Some(DENY) {
+            return None;
+        }
+        let why = answer(REASON_ID)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|why| !why.is_empty());
+        return Some(match why {
+            Some(why) => format!("denied by {account}: {why}"),
+            None => format!("denied by {account}"),
+        });
+    }
+    match request.questions.as_slice() {
+        [only] if only.kind == inbox_protocol::QuestionKind::Confirm => (answer(&only.id)
+            == Some(&serde_json::Value::Bool(false)))
+        .then(|| format!("{account} answered No")),
+        _ => None,
+    }
+}
+
 /// The account in an `operator:<account>`.
 fn account_of(answered_by: &str) -> &str {
     answered_by
