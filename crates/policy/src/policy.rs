@@ -129,10 +129,11 @@ impl Policy {
         }
     }
 
-    /// Reads and parses the policy file at `path`, if it is the operator's own (see
+    /// Reads and parses the policy file at `path`, if it is the operator's own, in folders
+    /// only the operator or root may change (see
     /// `trusted_read.rs`).
     pub fn load(path: &Path) -> Result<Policy, LoadError> {
-        let policy = read_and_parse(path, rustix::process::geteuid().as_raw())?;
+        let policy = parse_file(path, crate::trusted_read::read_own(path))?;
         // Its programs run as the operator: held to the file's own rule.
         if let Some(reason) = policy.untrusted_program() {
             return Err(LoadError::Untrusted {
@@ -149,7 +150,7 @@ impl Policy {
     /// could have written. It may not run programs: a step's program would run as every
     /// member, from a file only one of them wrote.
     pub fn load_team(path: &Path, owner: u32) -> Result<Policy, LoadError> {
-        let policy = read_and_parse(path, owner)?;
+        let policy = parse_file(path, crate::trusted_read::read_trusted_by(path, owner))?;
         let runs = policy
             .rules
             .iter()
@@ -242,19 +243,21 @@ impl Policy {
     }
 }
 
-/// The policy in the file at `path`, if `owner` (or root) alone could have written it.
-fn read_and_parse(path: &Path, owner: u32) -> Result<Policy, LoadError> {
-    let text =
-        crate::trusted_read::read_trusted_by(path, owner).map_err(|refusal| match refusal {
-            crate::trusted_read::ReadRefusal::Io(source) => LoadError::Io {
-                path: path.to_owned(),
-                source,
-            },
-            crate::trusted_read::ReadRefusal::Untrusted(reason) => LoadError::Untrusted {
-                path: path.to_owned(),
-                reason,
-            },
-        })?;
+/// The policy in the file at `path`, from its text as `trusted_read` read it (or why not).
+fn parse_file(
+    path: &Path,
+    read: Result<String, crate::trusted_read::ReadRefusal>,
+) -> Result<Policy, LoadError> {
+    let text = read.map_err(|refusal| match refusal {
+        crate::trusted_read::ReadRefusal::Io(source) => LoadError::Io {
+            path: path.to_owned(),
+            source,
+        },
+        crate::trusted_read::ReadRefusal::Untrusted(reason) => LoadError::Untrusted {
+            path: path.to_owned(),
+            reason,
+        },
+    })?;
     Policy::parse(&text).map_err(|problems| LoadError::Invalid {
         path: path.to_owned(),
         problems,

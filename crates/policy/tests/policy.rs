@@ -955,6 +955,77 @@ fn a_policy_file_others_could_write_is_refused() {
     }
 }
 
+/// A folder another account may write lets that account remove the policy file (the
+/// shipped, looser policy would then apply unnoticed) or put its own in its place: the file
+/// is refused, missing or not, by the rule escalation programs' folders are held to (a sticky
+/// folder, where nobody else can remove or rename the file, is fine). A team's file has its
+/// own rule (docs/TEAMS.md: it lives in the group-writable spool root) and keeps it.
+#[test]
+fn a_policy_file_in_a_folder_others_may_change_is_refused_even_when_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    let chmod = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("answer-inbox");
+    std::fs::create_dir(&folder).unwrap();
+    let path = folder.join("policy.toml");
+    std::fs::write(&path, SHIPPED).unwrap();
+    chmod(&path, 0o644);
+    let names_folder = |reason: &str| {
+        assert!(
+            reason.contains(&folder.display().to_string())
+                && reason.contains("another account may change"),
+            "{reason}"
+        )
+    };
+    for mode in [0o777, 0o775, 0o757] {
+        chmod(&folder, mode);
+        names_folder(&untrusted_reason(&path));
+    }
+    // Removed by whoever shares the folder: refused loudly, not "no file, the shipped one".
+    std::fs::remove_file(&path).unwrap();
+    chmod(&folder, 0o777);
+    names_folder(&untrusted_reason(&path));
+    // Sticky (like /tmp): others may add files, never remove or replace this one.
+    chmod(&folder, 0o1777);
+    assert!(matches!(Policy::load(&path), Err(LoadError::Io { .. })));
+    std::fs::write(&path, SHIPPED).unwrap();
+    chmod(&path, 0o644);
+    assert!(Policy::load(&path).is_ok(), "a sticky folder");
+    chmod(&folder, 0o755);
+    assert!(Policy::load(&path).is_ok(), "a private folder");
+
+    // Every folder on the way counts: one holding a link to the file, and the file's own
+    // behind a link.
+    let private = dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    chmod(&private, 0o755);
+    let link = private.join("link.toml");
+    std::os::unix::fs::symlink(&path, &link).unwrap();
+    assert!(Policy::load(&link).is_ok());
+    chmod(&folder, 0o777);
+    names_folder(&untrusted_reason(&link));
+    chmod(&folder, 0o755);
+    let through = folder.join("through.toml");
+    std::os::unix::fs::symlink(&path, &through).unwrap();
+    chmod(&folder, 0o777);
+    names_folder(&untrusted_reason(&through));
+    chmod(&folder, 0o755);
+
+    if rustix::process::geteuid().is_root() {
+        // Another account's folder, whatever its mode.
+        std::os::unix::fs::chown(&folder, Some(65534), Some(65534)).unwrap();
+        names_folder(&untrusted_reason(&path));
+        std::os::unix::fs::chown(&folder, Some(0), Some(0)).unwrap();
+    }
+
+    // A team's file sits in the team-writable spool root, owned by the root's owner.
+    let me = rustix::process::geteuid().as_raw();
+    chmod(&folder, 0o2770);
+    Policy::load_team(&path, me).expect("a team's file in its group-writable spool root");
+}
+
 #[test]
 fn a_policy_file_that_is_no_plain_file_or_too_big_is_refused_without_hanging() {
     let dir = tempfile::tempdir().unwrap();
@@ -1219,7 +1290,7 @@ fn an_escalation_program_others_could_change_is_refused() {
 
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o777)).unwrap();
     let reason = untrusted_reason(&policy_with(&ours));
-    assert!(reason.contains("could be replaced"), "{reason}");
+    assert!(reason.contains("could be removed or replaced"), "{reason}");
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
 
     if rustix::process::geteuid().is_root() {
