@@ -223,4 +223,32 @@ mod tests {
         );
         assert!(source.trouble().is_none());
     }
+
+    /// Another account that may write the policy's folder removes the operator's stricter
+    /// file: that is a broken file (the last good policy stays), never the shipped one.
+    #[test]
+    fn a_file_removed_from_a_folder_others_may_write_is_no_reason_for_the_shipped_policy() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("answer-inbox");
+        std::fs::create_dir(&folder).unwrap();
+        let path = folder.join("policy.toml");
+        std::fs::write(&path, "[[rule]]\nname = \"strict\"\n").unwrap();
+        let mut source = PolicySource::file(&path);
+        assert_eq!(source.current().rule_names(), ["strict"]);
+
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let Some(PolicyChange::Broken { message }) = source.refresh() else {
+            panic!(
+                "the shipped policy took over: {:?}",
+                source.current().rule_names()
+            )
+        };
+        assert!(message.contains(&folder.display().to_string()), "{message}");
+        assert_eq!(source.current().rule_names(), ["strict"]);
+        // Started so: every request waits for a person.
+        let held = PolicySource::file(&path);
+        assert_eq!(held.current().digest(), Policy::hold_everything().digest());
+    }
 }
