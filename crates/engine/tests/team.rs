@@ -367,7 +367,10 @@ fn a_take_over_is_allowed_only_where_the_rule_says_and_is_recorded() {
 /// Records what the engine announces: each request's id and escalation step (`None` for
 /// its first announcement).
 #[derive(Clone, Default)]
-struct Announced(std::sync::Arc<std::sync::Mutex<Vec<(String, Option<u32>)>>>);
+struct Announced(std::sync::Arc<std::sync::Mutex<Vec<Told>>>);
+
+/// A request's id and the escalation step it was announced for.
+type Told = (String, Option<u32>);
 
 impl inbox_engine::notifier::Notifier for Announced {
     fn announce(&self, fresh: Vec<inbox_engine::notifier::Announcement>) {
@@ -469,7 +472,21 @@ fn one_refusal_settles_a_request_that_needs_two() {
     // Every inbox (this one reading them back) takes both outcomes: neither blocks.
     engine.turn(Wake::Rescan).unwrap();
     for id in ["denied", "no"] {
-        assert_eq!(team.outcome(id).unwrap().status, OutcomeStatus::Declined);
+        let written = team.outcome(id).unwrap();
+        assert_eq!(written.status, OutcomeStatus::Declined);
+        // And an asker, who does not know the rule, takes it by the checks every reader
+        // makes (inbox-client's; the Python client's are the same): an ordinary decline.
+        let sha = engine
+            .queries()
+            .detail(id)
+            .unwrap()
+            .unwrap()
+            .request
+            .unwrap()
+            .sha256;
+        inbox_protocol::verify::verify_outcome(&written, id, Some(&sha)).unwrap();
+        inbox_protocol::verify::verify_owner(&written, Some("root"), 0).unwrap();
+        inbox_protocol::approval::verify_approvals(&written, |_| Err("no file".into())).unwrap();
         assert_eq!(blocked_reason(&engine, id), None, "{id}");
         assert_eq!(
             engine.queries().state(id).unwrap(),
