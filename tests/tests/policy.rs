@@ -381,6 +381,62 @@ fn agents_expiry_defaults_need_min_timeout_and_explain_says_so() {
     );
 }
 
+/// `policy check` refuses the operator's file when its folder is open to others, even once
+/// the file is gone (another account removed it: not "the shipped policy"), names the
+/// folder, and `--json` reports every refused file as an object, exit 1, never a bare
+/// error line.
+#[test]
+fn policy_check_refuses_a_file_in_a_shared_folder_and_json_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let inbox = Inbox::new();
+    write_policy(&inbox, "[[rule]]\nname = \"strict\"\n");
+    let path = inbox.policy_file();
+    let folder = path.parent().unwrap().to_owned();
+    let chmod = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let refused = |out: &std::process::Output, words: &str| {
+        assert_eq!(code(out), 1, "{}{}", stdout(out), stderr(out));
+        let report: Value = serde_json::from_str(&stdout(out))
+            .unwrap_or_else(|_| panic!("no JSON: {}{}", stdout(out), stderr(out)));
+        assert_eq!(report["valid"], false, "{report}");
+        assert_eq!(report["shipped"], false, "{report}");
+        assert_eq!(report["file"], path.display().to_string(), "{report}");
+        let message = report["problems"][0]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{report}");
+    };
+
+    // The file itself open to others (refused before this, but without JSON).
+    chmod(&path, 0o666);
+    refused(
+        &inbox.run(&["policy", "check", "--json"]),
+        "may write to it",
+    );
+    chmod(&path, 0o644);
+    assert_eq!(code(&inbox.run(&["policy", "check"])), 0);
+
+    chmod(&folder, 0o777);
+    std::fs::remove_file(&path).unwrap();
+    let shown = folder.display().to_string();
+    refused(&inbox.run(&["policy", "check", "--json"]), &shown);
+    let out = inbox.run(&["policy", "check"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("not used")
+            && stderr(&out).contains(&shown)
+            && stderr(&out).contains("another account may change"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stdout(&out).contains("shipped"), "{}", stdout(&out));
+
+    // Sticky, as /tmp: nobody else can remove the file, so no file is the shipped policy.
+    chmod(&folder, 0o1777);
+    let out = inbox.run(&["policy", "check"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("the shipped policy applies"));
+}
+
 /// Issue 26: `policy check` warns about assignees that do not exist on this machine, and in
 /// a team spool checks the team's `team-policy.toml` as every member's inbox loads it and
 /// says which file is in force.

@@ -36,7 +36,9 @@ fn check(locations: &LocationArgs, args: &PolicyCheckArgs) -> Result<u8> {
         }
         Ok(policy) => Checked::Valid(policy),
         Err(LoadError::Invalid { problems, .. }) => Checked::Invalid(problems),
-        Err(error) => bail!("{error}"),
+        // Said as a problem of the file, so `--json` still prints its report (exit 1).
+        Err(LoadError::Untrusted { reason, .. }) => Checked::Unusable(reason),
+        Err(error) => Checked::Unusable(error.to_string()),
     };
     // In a team spool the team's file, where there is one, governs every member's inbox
     // (docs/TEAMS.md): check it too, and say which of the two is in force. A file named
@@ -93,7 +95,8 @@ enum Checked {
     /// No file at the default place: the shipped policy applies.
     Shipped,
     Invalid(Vec<PolicyProblem>),
-    /// A team's file that may not be used (another account's, it runs programs, ...).
+    /// A file that may not be used (another account's, in a folder others may change, a
+    /// team's that runs programs, one that cannot be read, ...).
     Unusable(String),
 }
 
