@@ -333,7 +333,14 @@ impl Asker {
             return Ok(reply);
         }
         self.place_prepared(prepared)?;
-        self.wait(prepared.id(), options)
+        // Checked against the bytes placed, not whatever questions/ holds later.
+        let expected = wait::Expected::placed(prepared.bytes(), prepared.id());
+        options.judge(wait::wait_blocking(
+            &self.spool,
+            prepared.id(),
+            options,
+            Some(expected),
+        )?)
     }
 
     /// [`Asker::ask`] as a future, for Tokio (it must run inside a Tokio runtime with the
@@ -388,20 +395,21 @@ impl Asker {
         }
         let (asker, placing) = (self.clone(), prepared.clone());
         wait::off_runtime(move || asker.place_prepared(&placing)).await??;
-        self.wait_async(prepared.id(), options).await
+        let expected = wait::Expected::placed(prepared.bytes(), prepared.id());
+        options.judge(wait::wait_async(&self.spool, prepared.id(), options, Some(expected)).await?)
     }
 
     /// Blocks until the placed request `id` is settled, withdrawn, or the timeout passes.
     /// Cancelling the options' token withdraws it.
     pub fn wait(&self, id: &str, options: &AskOptions) -> Result<Reply, AskError> {
         check_id(id)?;
-        options.judge(wait::wait_blocking(&self.spool, id, options)?)
+        options.judge(wait::wait_blocking(&self.spool, id, options, None)?)
     }
 
     /// [`Asker::wait`] as a future (see [`Asker::ask_async`]).
     pub async fn wait_async(&self, id: &str, options: &AskOptions) -> Result<Reply, AskError> {
         check_id(id)?;
-        options.judge(wait::wait_async(&self.spool, id, options).await?)
+        options.judge(wait::wait_async(&self.spool, id, options, None).await?)
     }
 
     /// Withdraws the request `id` by placing its tombstone with `reason`, unless it already
