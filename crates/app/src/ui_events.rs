@@ -560,7 +560,8 @@ pub fn pending_effect(event: &Event) -> PendingEffect<'_> {
         | Event::Held { id, .. }
         | Event::Escalated { id, .. }
         | Event::Snoozed { id, .. }
-        | Event::SnoozeEnded { id } => PendingEffect::Request(id),
+        | Event::SnoozeEnded { id }
+        | Event::Approved { id, .. } => PendingEffect::Request(id),
         Event::Ready { .. }
         | Event::Recovered
         | Event::PolicyChanged { .. }

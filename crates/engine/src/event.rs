@@ -73,6 +73,14 @@ pub enum Event {
     },
     /// A snooze ended: the request is pending again and announced anew.
     SnoozeEnded { id: String },
+    /// The approvals that count for a request that needs several changed (another
+    /// member approved, or one no longer counts): who approved so far, and how many are
+    /// needed.
+    Approved {
+        id: String,
+        by: Vec<String>,
+        needed: u32,
+    },
     /// A new policy is in force (the file was created, changed or removed); pending
     /// requests were judged again.
     PolicyChanged { origin: String, rules: Vec<String> },
@@ -178,6 +186,11 @@ impl Event {
                 format!("snoozed {id} until {}{capped}", until.to_rfc3339())
             }
             Event::SnoozeEnded { id } => format!("snooze of {id} ended: pending again"),
+            Event::Approved { id, by, needed } => format!(
+                "{id}: {} of {needed} approvals ({})",
+                by.len(),
+                inbox_protocol::text::one_line(&by.join(", "))
+            ),
             Event::PolicyChanged { origin, rules } => format!(
                 "policy: now {origin}, rules {}; pending requests judged again",
                 rules.join(", ")

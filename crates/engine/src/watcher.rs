@@ -113,7 +113,21 @@ pub fn watch_spool(
     options: &WatchOptions,
     hints: Sender<Hint>,
 ) -> Result<SpoolWatcher, EngineError> {
-    let dirs = [Area::Questions, Area::Answers, Area::Cancel].map(|area| spool.dir(area));
+    let mut dirs: Vec<PathBuf> = [Area::Questions, Area::Answers, Area::Cancel]
+        .map(|area| spool.dir(area))
+        .into();
+    // Another member's approval (team rules with `approvals = N`) should reach this inbox
+    // when it is placed, not at the next rescan: in a team spool approvals/ is made now if
+    // missing, and wherever it exists it is watched (its events wake the loop, which reads
+    // the approvals again).
+    if matches!(spool.trust(), inbox_spool::Trust::Team { .. }) {
+        if let Err(error) = spool.ensure_approvals_dir() {
+            tracing::debug!("cannot make approvals/ to watch it: {error}");
+        }
+    }
+    if spool.approvals_dir().is_dir() {
+        dirs.push(spool.approvals_dir());
+    }
     if options.poll {
         let config = notify::Config::default().with_poll_interval(options.poll_interval);
         let mut watcher = notify::PollWatcher::new(poll_handler(hints), config)?;

@@ -192,6 +192,61 @@ fn two_approvals_settle_only_with_both_and_name_both() {
     assert!(kinds.contains(&"approved".to_owned()), "{kinds:?}");
 }
 
+/// Another member's approval reaches every open view: when the approvals that count change,
+/// the engine says who has approved so far and how many are needed (the window re-reads the
+/// row: "1 of 2: approved by daemon"). Told once per change.
+#[test]
+fn another_members_approval_is_told_to_the_views() {
+    let Some(team) = team() else { return };
+    let (events, heard) = crossbeam_channel::unbounded();
+    let store = Store::open(&team.dir.path().join("inbox.sqlite3")).unwrap();
+    let mut engine = Engine::new(team.spool.clone(), store)
+        .unwrap()
+        .with_policy(PolicySource::fixed(Policy::parse(TWO).unwrap()))
+        .with_events(events);
+    engine.turn(Wake::Start).unwrap();
+    let sha = team.place(&mut engine, "deploy");
+    team.approval("deploy", "daemon", &sha, true, team.daemon);
+    let path = team.spool.approval_path("deploy", "daemon").unwrap();
+    engine.turn(Wake::Paths(vec![path.clone()])).unwrap();
+    engine.turn(Wake::Paths(vec![path])).unwrap();
+    let approved: Vec<inbox_engine::Event> = heard
+        .try_iter()
+        .filter(|e| matches!(e, inbox_engine::Event::Approved { .. }))
+        .collect();
+    assert_eq!(
+        approved,
+        [inbox_engine::Event::Approved {
+            id: "deploy".into(),
+            by: vec!["operator:daemon".into()],
+            needed: 2,
+        }]
+    );
+    assert!(team.outcome("deploy").is_none(), "one approval of two");
+}
+
+/// In a team spool the inbox watches approvals/ (made at start if missing), so another
+/// member's approval wakes it when placed.
+#[test]
+fn a_team_inbox_watches_the_approvals_folder() {
+    let Some(team) = team() else { return };
+    assert!(!team.spool.approvals_dir().exists());
+    let (hints, hinted) = crossbeam_channel::unbounded();
+    let _watch = inbox_engine::watcher::watch_spool(
+        &team.spool,
+        &inbox_engine::WatchOptions::default(),
+        hints,
+    )
+    .unwrap();
+    assert!(team.spool.approvals_dir().is_dir(), "made to be watched");
+    let sha = inbox_protocol::sha256_hex(b"{}");
+    team.approval("deploy", "daemon", &sha, true, team.daemon);
+    let woken = hinted
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("a hint for the approval");
+    assert!(format!("{woken:?}").contains("approvals"), "{woken:?}");
+}
+
 #[test]
 fn forged_older_and_outside_approvals_do_not_count_and_are_problems() {
     let Some(team) = team() else { return };

@@ -228,6 +228,12 @@ impl Spool {
         self.root.join(inbox_protocol::approval::APPROVALS_DIR)
     }
 
+    /// Makes `approvals/` if it is missing, with the spool's directory mode and group, so
+    /// that an inbox can watch it before the first approval is placed.
+    pub fn ensure_approvals_dir(&self) -> Result<(), SpoolError> {
+        self.approvals_fd(true).map(drop)
+    }
+
     /// The path of `account`'s approval of `id`, for messages; `None` when the account's
     /// name cannot be part of a file name.
     pub fn approval_path(&self, id: &str, account: &str) -> Option<PathBuf> {

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::settle::Settled;
 use super::Engine;
+use crate::event::Event;
 use crate::results::{EngineError, SettleError};
 use crate::store::State;
 
@@ -429,6 +430,12 @@ impl Engine {
         if team.approvals == approvals {
             return Ok(());
         }
+        // Every open view of the request shows the new count ("1 of 2: approved by ann").
+        self.outbox.push(Event::Approved {
+            id: id.to_owned(),
+            by: approvals.iter().map(|a| a.by.clone()).collect(),
+            needed: team.approvals_needed,
+        });
         team.approvals = approvals;
         self.store.set_judgement_only(id, &judgement)?;
         Ok(())
