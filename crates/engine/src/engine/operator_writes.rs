@@ -7,7 +7,8 @@
 //! [`Engine::answerable`]'s rules before anything is written.
 
 use chrono::{DateTime, Utc};
-use inbox_protocol::{check_answers, Outcome, OutcomeStatus, Problem, Request, Via};
+use inbox_protocol::approval::ApprovalRef;
+use inbox_protocol::{check_answers, AnswerSet, Outcome, OutcomeStatus, Problem, Request, Via};
 use inbox_spool::{Area, Placed};
 use serde_json::{Map, Value};
 
@@ -49,6 +50,26 @@ impl Engine {
             }
             return self.approve(id, &request, set, via, &verdict, taken_over);
         }
+        let outcome = self.answered_outcome(id, &request, set, via, placed_at, taken_over, None);
+        self.settle_as_operator(outcome)
+    }
+
+    /// This operator's answer `set` to `request` as its outcome: bound to the version
+    /// answered, with how and when it was decided, a take-over and the approvals that
+    /// settled it where there are any, and last the asker's own dialect's `reply` (MCP
+    /// elicitation, AskUserQuestion, HumanInterrupt), built from everything above. One
+    /// builder for an answer and for the approval that completes a request.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn answered_outcome(
+        &self,
+        id: &str,
+        request: &Request,
+        set: AnswerSet,
+        via: Via,
+        placed_at: DateTime<Utc>,
+        taken_over: bool,
+        approvals: Option<Vec<ApprovalRef>>,
+    ) -> Outcome {
         let mut outcome = Outcome::new(
             id,
             OutcomeStatus::Answered,
@@ -60,10 +81,8 @@ impl Engine {
         .with_request_sha256(Some(request.sha256.clone()))
         .with_decision(via, placed_at);
         outcome.taken_over = taken_over;
-        // Last: the asker's own dialect (MCP elicitation, AskUserQuestion, HumanInterrupt)
-        // gets its answer shape in `reply`, built from everything above.
-        let outcome = outcome.with_reply(&request);
-        self.settle_as_operator(outcome)
+        outcome.approvals = approvals;
+        outcome.with_reply(request)
     }
 
     /// Declines a request with a reason; `version` and `via` as for [`Engine::answer`].

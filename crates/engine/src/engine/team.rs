@@ -392,23 +392,14 @@ impl Engine {
             surface: mine.surface.unwrap_or(Surface::Cli),
             device: mine.device.clone(),
         };
-        let mut outcome = Outcome::new(
-            id,
-            OutcomeStatus::Answered,
-            self.operator.clone(),
-            &self.instance,
-            Utc::now(),
-        )
-        .with_answers(AnswerSet {
+        let set = AnswerSet {
             answers: mine.answers.clone(),
             custom: mine.custom.clone(),
             defaulted: mine.defaulted.clone(),
-        })
-        .with_request_sha256(Some(request.sha256.clone()))
-        .with_decision(via, placed_at);
-        outcome.taken_over = mine.taken_over;
-        outcome.approvals = Some(agreeing.iter().map(|a| a.reference()).collect());
-        let outcome = outcome.with_reply(request);
+        };
+        let approvals = Some(agreeing.iter().map(|a| a.reference()).collect());
+        let outcome =
+            self.answered_outcome(id, request, set, via, placed_at, mine.taken_over, approvals);
         match self.in_batch(|engine| engine.settle(outcome))? {
             Settled::Written(outcome) => Ok(Some(outcome)),
             Settled::Lost(winner) => Err(SettleError::AlreadySettled(Box::new(winner))),
