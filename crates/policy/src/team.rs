@@ -106,7 +106,15 @@ fn primary_members(gid: u32) -> Vec<String> {
 
 /// Every account's name and primary gid, as `getent passwd` lists them.
 fn walk_accounts() -> Vec<(String, u32)> {
-    let listed = std::process::Command::new("getent")
+    // By its absolute path, not $PATH: who is in a group decides whether a request counts
+    // as assigned to anyone, so no program planted earlier on the PATH may answer that.
+    let Some(getent) = ["/usr/bin/getent", "/bin/getent"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).is_file())
+    else {
+        return Vec::new();
+    };
+    let listed = std::process::Command::new(getent)
         .arg("passwd")
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
